@@ -1,0 +1,149 @@
+-- CreateTable
+CREATE TABLE "Operation" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "name" TEXT NOT NULL,
+    "version" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "groupBy" TEXT,
+    "declaration" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateTable
+CREATE TABLE "OperationRole" (
+    "operationId" TEXT NOT NULL,
+    "direction" TEXT NOT NULL,
+    "role" TEXT NOT NULL,
+    "position" INTEGER NOT NULL,
+    "artifactType" TEXT NOT NULL,
+    "required" BOOLEAN NOT NULL DEFAULT true,
+    "lineageFrom" TEXT,
+    "lineageRoles" TEXT,
+
+    PRIMARY KEY ("operationId", "direction", "role"),
+    CONSTRAINT "OperationRole_operationId_fkey" FOREIGN KEY ("operationId") REFERENCES "Operation" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Execution" (
+    "runId" TEXT NOT NULL PRIMARY KEY,
+    "specId" TEXT NOT NULL,
+    "operationId" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "params" TEXT,
+    "agent" TEXT,
+    "startedAt" DATETIME,
+    "endedAt" DATETIME,
+    "recordedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "pinInputVersions" TEXT,
+    "pinCodeVersion" TEXT,
+    "pinImageDigest" TEXT,
+    "pinDeterministic" BOOLEAN,
+    "pipeline" TEXT,
+    "step" INTEGER,
+    "parentRunId" TEXT,
+    CONSTRAINT "Execution_operationId_fkey" FOREIGN KEY ("operationId") REFERENCES "Operation" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Artifact" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "artifactType" TEXT NOT NULL,
+    "contentHash" TEXT NOT NULL,
+    "originalName" TEXT NOT NULL,
+    "metadata" TEXT,
+    "datasetNamespace" TEXT,
+    "datasetName" TEXT,
+    "datasetVersion" TEXT,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateTable
+CREATE TABLE "ExecutionArtifact" (
+    "runId" TEXT NOT NULL,
+    "artifactId" TEXT NOT NULL,
+    "direction" TEXT NOT NULL,
+    "role" TEXT NOT NULL,
+    "position" INTEGER NOT NULL,
+
+    PRIMARY KEY ("runId", "direction", "role", "artifactId"),
+    CONSTRAINT "ExecutionArtifact_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Execution" ("runId") ON DELETE RESTRICT ON UPDATE CASCADE,
+    CONSTRAINT "ExecutionArtifact_artifactId_fkey" FOREIGN KEY ("artifactId") REFERENCES "Artifact" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "ProvenanceEdge" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "sourceId" TEXT NOT NULL,
+    "targetId" TEXT NOT NULL,
+    "runId" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "groupId" TEXT,
+    "stepBoundary" BOOLEAN NOT NULL DEFAULT false,
+    "sourceType" TEXT NOT NULL,
+    "targetType" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateTable
+CREATE TABLE "PipelineStep" (
+    "pipeline" TEXT NOT NULL,
+    "step" INTEGER NOT NULL,
+    "operationId" TEXT NOT NULL,
+    "inputRoles" TEXT NOT NULL,
+    "outputRoles" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    PRIMARY KEY ("pipeline", "step"),
+    CONSTRAINT "PipelineStep_operationId_fkey" FOREIGN KEY ("operationId") REFERENCES "Operation" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "PipelineFlow" (
+    "pipeline" TEXT NOT NULL,
+    "step" INTEGER NOT NULL,
+    "inputRole" TEXT NOT NULL,
+    "sourceStep" INTEGER NOT NULL,
+    "sourceRole" TEXT NOT NULL,
+
+    PRIMARY KEY ("pipeline", "step", "inputRole", "sourceStep", "sourceRole")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Operation_name_version_key" ON "Operation"("name", "version");
+
+-- CreateIndex
+CREATE INDEX "Execution_specId_idx" ON "Execution"("specId");
+
+-- CreateIndex
+CREATE INDEX "Execution_operationId_idx" ON "Execution"("operationId");
+
+-- CreateIndex
+CREATE INDEX "Execution_pipeline_step_idx" ON "Execution"("pipeline", "step");
+
+-- CreateIndex
+CREATE INDEX "Execution_status_idx" ON "Execution"("status");
+
+-- CreateIndex
+CREATE INDEX "Execution_parentRunId_idx" ON "Execution"("parentRunId");
+
+-- CreateIndex
+CREATE INDEX "Artifact_artifactType_idx" ON "Artifact"("artifactType");
+
+-- CreateIndex
+CREATE INDEX "Artifact_datasetNamespace_datasetName_idx" ON "Artifact"("datasetNamespace", "datasetName");
+
+-- CreateIndex
+CREATE INDEX "ExecutionArtifact_artifactId_direction_idx" ON "ExecutionArtifact"("artifactId", "direction");
+
+-- CreateIndex
+CREATE INDEX "ProvenanceEdge_sourceId_targetId_idx" ON "ProvenanceEdge"("sourceId", "targetId");
+
+-- CreateIndex
+CREATE INDEX "ProvenanceEdge_targetId_sourceId_idx" ON "ProvenanceEdge"("targetId", "sourceId");
+
+-- CreateIndex
+CREATE INDEX "ProvenanceEdge_groupId_idx" ON "ProvenanceEdge"("groupId");
+
+-- CreateIndex
+CREATE INDEX "ProvenanceEdge_runId_idx" ON "ProvenanceEdge"("runId");

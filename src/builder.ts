@@ -1,0 +1,25 @@
+import SchemaBuilder from "@pothos/core";
+import DataloaderPlugin from "@pothos/plugin-dataloader";
+import ErrorsPlugin from "@pothos/plugin-errors";
+import RelayPlugin from "@pothos/plugin-relay";
+import type { GraphQLContext } from "./schema/context";
+import { decodeNodeId, encodeNodeId } from "./schema/node-ids";
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  Scalars: {
+    JSON: { Input: unknown; Output: unknown };
+    DateTime: { Input: Date; Output: Date | string };
+  };
+}>({
+  plugins: [ErrorsPlugin, RelayPlugin, DataloaderPlugin],
+  defaultFieldNullability: false,
+  relay: {
+    clientMutationId: "omit",
+    cursorType: "String",
+    encodeGlobalID: encodeNodeId,
+    decodeGlobalID: decodeNodeId,
+  },
+  errors: { defaultTypes: [] },
+});

@@ -1,0 +1,83 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
+import { PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
+import { PrismaClient as PgPrismaClient } from "../generated/pg/client";
+import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
+
+/**
+ * The typed Prisma client. Both generated clients (SQLite and PostgreSQL) expose the same model
+ * API because they are generated from one shared models.prisma; we type everything against the
+ * SQLite one.
+ */
+export type Db = SqlitePrismaClient;
+/** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
+export type DbTx = Parameters<Parameters<Db["$transaction"]>[0]>[0] extends infer T
+  ? T extends (...args: never[]) => unknown
+    ? never
+    : Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">
+  : never;
+
+export interface Database {
+  prisma: Db;
+  provider: DatabaseProvider;
+  url: string;
+  /** SQL statements sent to the database so far (queries, writes, BEGIN/COMMIT), for tests and benches. */
+  statementCount(): number;
+  close(): Promise<void>;
+}
+
+export function openDatabase(url: string): Database {
+  const provider = providerOf(url);
+  let statements = 0;
+  const countStatement = () => {
+    statements += 1;
+  };
+  let prisma: Db;
+  if (provider === "sqlite") {
+    const file = sqliteFilePath(url);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const adapter = countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement);
+    prisma = new SqlitePrismaClient({ adapter });
+  } else {
+    const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: 10 }), countStatement);
+    prisma = new PgPrismaClient({ adapter }) as unknown as Db;
+  }
+  return {
+    prisma,
+    provider,
+    url,
+    statementCount: () => statements,
+    close: () => prisma.$disconnect(),
+  };
+}
+
+/** Wraps a driver adapter factory so every statement it runs (also inside transactions) is counted. */
+function countingAdapter<F extends SqlDriverAdapterFactory>(factory: F, onStatement: () => void): F {
+  const countQueryable = <T extends SqlDriverAdapter | Transaction>(target: T): T =>
+    new Proxy(target, {
+      get(obj, prop, receiver) {
+        const value = Reflect.get(obj, prop, receiver);
+        if (prop === "queryRaw" || prop === "executeRaw" || prop === "executeScript") {
+          return (...args: unknown[]) => {
+            onStatement();
+            return (value as (...a: unknown[]) => unknown).apply(obj, args);
+          };
+        }
+        if (prop === "startTransaction") {
+          return async (...args: unknown[]) =>
+            countQueryable(await (value as (...a: unknown[]) => Promise<Transaction>).apply(obj, args));
+        }
+        return typeof value === "function" ? value.bind(obj) : value;
+      },
+    });
+  return new Proxy(factory, {
+    get(obj, prop, receiver) {
+      const value = Reflect.get(obj, prop, receiver);
+      if (prop === "connect") return async () => countQueryable(await (value as () => Promise<SqlDriverAdapter>).call(obj));
+      return typeof value === "function" ? value.bind(obj) : value;
+    },
+  });
+}

@@ -1,0 +1,36 @@
+import { buildApp } from "./app";
+import { ConfigError, loadConfig } from "./config";
+import { maskDatabaseUrl } from "./db/database-url";
+
+/** Runs provgraph until SIGTERM/SIGINT, then drains in-flight requests and exits 0. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await buildApp(config);
+  const url = await app.start();
+  app.logger.info({ url, database: maskDatabaseUrl(config.databaseUrl) }, `provgraph listening on ${url}`);
+  let signalled = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = true;
+    app.logger.info({ signal }, "shutting down: draining in-flight requests");
+    app.stop().then(
+      () => {
+        app.logger.info("stopped");
+        process.exit(0);
+      },
+      (error) => {
+        app.logger.error({ err: error }, "error while stopping");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}
+
+main().catch((error: unknown) => {
+  // One line a person can act on: what failed and why; no stack trace for expected failures.
+  const expected = error instanceof ConfigError || (error as Error)?.name === "DatabaseUnavailableError";
+  console.error(`provgraph: ${expected ? (error as Error).message : (error as Error)?.stack ?? String(error)}`);
+  process.exit(1);
+});

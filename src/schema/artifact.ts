@@ -1,0 +1,56 @@
+import { builder } from "../builder";
+import { NotFoundError } from "../services/errors";
+import type { ArtifactId } from "../services/ids";
+import type { ArtifactRecord, DatasetRef } from "../services/records";
+import { ExecutionRef } from "./execution";
+import { artifactIdArg } from "./id-args";
+
+const DatasetRefObject = builder.objectRef<DatasetRef>("Dataset").implement({
+  description: "The dataset an artifact is a version of (OpenLineage namespace and name).",
+  fields: (t) => ({
+    namespace: t.exposeString("namespace"),
+    name: t.exposeString("name"),
+    version: t.exposeString("version", { nullable: true }),
+  }),
+});
+
+export const ArtifactRef = builder.loadableNodeRef<ArtifactRecord, string>("Artifact", {
+  id: { resolve: (artifact) => artifact.id },
+  load: async (ids: string[], ctx) => {
+    const found = await ctx.services.artifacts.byIds(ids as ArtifactId[]);
+    return found.map((artifact, i) => artifact ?? new NotFoundError("artifact", ids[i]));
+  },
+});
+
+ArtifactRef.implement({
+  description: "An immutable, content-addressed thing an execution used or produced [prov:Entity].",
+  fields: (t) => ({
+    artifactType: t.exposeString("artifactType"),
+    originalName: t.exposeString("originalName", { description: "The file or object name the producer reported." }),
+    contentHash: t.exposeString("contentHash"),
+    metadata: t.expose("metadata", { type: "JSON", nullable: true }),
+    dataset: t.field({ type: DatasetRefObject, nullable: true, resolve: (artifact) => artifact.dataset }),
+    createdAt: t.expose("createdAt", { type: "DateTime", description: "When provgraph first recorded it." }),
+    producedBy: t.loadableList({
+      type: ExecutionRef,
+      description: "Executions that produced this artifact [prov:wasGeneratedBy], oldest first.",
+      load: (ids: ArtifactId[], ctx) => ctx.services.artifacts.linkedRunIds(ids, "PRODUCED"),
+      resolve: (artifact) => artifact.id,
+    }),
+    consumedBy: t.loadableList({
+      type: ExecutionRef,
+      description: "Executions that used this artifact as an input [prov:used], oldest first.",
+      load: (ids: ArtifactId[], ctx) => ctx.services.artifacts.linkedRunIds(ids, "CONSUMED"),
+      resolve: (artifact) => artifact.id,
+    }),
+  }),
+});
+
+builder.queryField("artifact", (t) =>
+  t.field({
+    type: ArtifactRef,
+    description: "One artifact by its id (art_…). Unknown ids are a NOT_FOUND error.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args) => artifactIdArg("id", args.id),
+  }),
+);

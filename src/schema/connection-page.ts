@@ -1,0 +1,32 @@
+import type { DefaultConnectionArguments } from "@pothos/plugin-relay";
+import { resolveCursorConnection } from "@pothos/plugin-relay";
+import { assertPageSize, decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, type KeysetPage, MAX_PAGE_SIZE } from "../services/pagination";
+
+/**
+ * Resolves a Relay connection over a keyset reader: checks `first`/`last` against the cap
+ * (an error above it, not a silent clamp), decodes cursors (an error for a foreign one), and
+ * lets Pothos's resolveCursorConnection build edges and pageInfo.
+ */
+export interface KeysetConnection<Row> {
+  edges: { cursor: string; node: Row }[];
+  pageInfo: { startCursor: string; endCursor: string; hasPreviousPage: boolean; hasNextPage: boolean };
+}
+
+export async function resolveKeysetConnection<Row, Key>(
+  args: DefaultConnectionArguments,
+  cursor: { connection: string; keyOf: (row: Row) => string; parseKey: (key: string) => Key | undefined },
+  read: (page: KeysetPage<Key>) => Promise<Row[]>,
+): Promise<KeysetConnection<Row>> {
+  assertPageSize("first", args.first);
+  assertPageSize("last", args.last);
+  const decode = (field: "after" | "before", value: string): Key =>
+    cursor.parseKey(decodeCursor(cursor.connection, field, value, (key) => cursor.parseKey(key) !== undefined)) as Key;
+  // Decode eagerly so a bad cursor fails before any query runs.
+  const after = args.after ? decode("after", args.after) : undefined;
+  const before = args.before ? decode("before", args.before) : undefined;
+  const connection = await resolveCursorConnection(
+    { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, toCursor: (row) => encodeCursor(cursor.connection, cursor.keyOf(row as Row)) },
+    ({ limit, inverted }): Promise<unknown[]> => read({ after, before, limit, inverted }),
+  );
+  return connection as unknown as KeysetConnection<Row>;
+}

@@ -1,0 +1,116 @@
+import { builder } from "../builder";
+import { NotFoundError } from "../services/errors";
+import { isIdOfKind, type RunId } from "../services/ids";
+import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type ReplayPins } from "../services/records";
+import { ArtifactRef } from "./artifact";
+import { resolveKeysetConnection } from "./connection-page";
+import { runIdArg, specIdArg } from "./id-args";
+import { OperationRef } from "./operation";
+
+export const ExecutionStatusEnum = builder.enumType("ExecutionStatus", { values: EXECUTION_STATUSES });
+
+const ReplayPinsObject = builder.objectRef<ReplayPins>("ReplayPins").implement({
+  description: "What a replay must pin to reproduce this execution exactly.",
+  fields: (t) => ({
+    inputVersions: t.expose("inputVersions", { type: "JSON", nullable: true }),
+    codeVersion: t.exposeString("codeVersion", { nullable: true, description: "e.g. the git commit of the code that ran." }),
+    imageDigest: t.exposeString("imageDigest", { nullable: true }),
+    deterministic: t.exposeBoolean("deterministic", { nullable: true }),
+  }),
+});
+
+const ExecutionArtifactLink = builder.objectRef<ExecutionLinkRecord>("ExecutionArtifactLink").implement({
+  description: "An artifact an execution used or produced, in the role it played.",
+  fields: (t) => ({
+    role: t.exposeString("role"),
+    position: t.exposeInt("position", { description: "Index of the artifact within its role, as reported." }),
+    artifact: t.field({ type: ArtifactRef, resolve: (link) => link.artifactId }),
+  }),
+});
+
+export const ExecutionRef = builder.loadableNodeRef<ExecutionRecord, string>("Execution", {
+  id: { resolve: (execution) => execution.runId },
+  load: async (runIds: string[], ctx) => {
+    const found = await ctx.services.executions.byRunIds(runIds as RunId[]);
+    return found.map((execution, i) => execution ?? new NotFoundError("execution", runIds[i]));
+  },
+});
+
+ExecutionRef.implement({
+  description: "One attempt of an operation [prov:Activity]. Its id is its runId.",
+  fields: (t) => ({
+    runId: t.exposeID("runId", { description: "Unique per attempt, time-ordered (UUIDv7)." }),
+    specId: t.exposeID("specId", { description: "Same request (operation, version, params, inputs) = same specId." }),
+    operation: t.field({ type: OperationRef, resolve: (execution) => execution.operationId }),
+    status: t.expose("status", { type: ExecutionStatusEnum }),
+    params: t.expose("params", { type: "JSON", nullable: true }),
+    agent: t.exposeString("agent", { nullable: true, description: "Who or what ran it [prov:wasAssociatedWith]." }),
+    startedAt: t.expose("startedAt", { type: "DateTime", nullable: true }),
+    endedAt: t.expose("endedAt", { type: "DateTime", nullable: true }),
+    recordedAt: t.expose("recordedAt", { type: "DateTime" }),
+    pins: t.expose("pins", { type: ReplayPinsObject }),
+    pipeline: t.exposeString("pipeline", { nullable: true }),
+    step: t.exposeInt("step", { nullable: true }),
+    parent: t.field({
+      type: ExecutionRef,
+      nullable: true,
+      description: "The composite execution this one ran inside, if any.",
+      resolve: (execution) => execution.parentRunId,
+    }),
+    inputs: t.loadableList({
+      type: ExecutionArtifactLink,
+      description: "Artifacts consumed [prov:used], by role.",
+      load: (runIds: RunId[], ctx) => ctx.services.executions.links(runIds, "CONSUMED"),
+      resolve: (execution) => execution.runId,
+    }),
+    outputs: t.loadableList({
+      type: ExecutionArtifactLink,
+      description: "Artifacts produced [prov:wasGeneratedBy], by role.",
+      load: (runIds: RunId[], ctx) => ctx.services.executions.links(runIds, "PRODUCED"),
+      resolve: (execution) => execution.runId,
+    }),
+  }),
+});
+
+
+const ExecutionFilterInput = builder.inputType("ExecutionFilter", {
+  fields: (t) => ({
+    operation: t.string({ description: "Operation name (any version)." }),
+    status: t.field({ type: ExecutionStatusEnum }),
+    specId: t.id(),
+    pipeline: t.string(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  execution: t.field({
+    type: ExecutionRef,
+    description: "One execution by its runId. Unknown runIds are a NOT_FOUND error.",
+    args: { runId: t.arg.id({ required: true }) },
+    resolve: (_root, args) => runIdArg("runId", args.runId),
+  }),
+  executions: t.connection({
+    type: ExecutionRef,
+    description: "Executions, newest first. `first`/`last` may be at most 500.",
+    args: { filter: t.arg({ type: ExecutionFilterInput }) },
+    resolve: (_root, args, ctx) => {
+      const filter = {
+        operation: args.filter?.operation,
+        status: args.filter?.status,
+        specId: args.filter?.specId != null ? specIdArg("filter.specId", args.filter.specId) : null,
+        pipeline: args.filter?.pipeline,
+      };
+      return resolveKeysetConnection<ExecutionRecord, RunId>(
+        args,
+        { connection: "executions", keyOf: (e) => e.runId, parseKey: (k) => (isIdOfKind(k, "run") ? (k as RunId) : undefined) },
+        (page) => ctx.services.executions.list(filter, page),
+      );
+    },
+  }),
+  executionsBySpec: t.field({
+    type: [ExecutionRef],
+    description: "Every attempt of one request, oldest first: the cache lookup.",
+    args: { specId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.executions.bySpec(specIdArg("specId", args.specId)),
+  }),
+}));

@@ -1,0 +1,15 @@
+import { InvalidIdError } from "../services/errors";
+import { type ArtifactId, type IdKind, isIdOfKind, type RunId, type SpecId } from "../services/ids";
+
+/** Checks an id argument's shape before any query runs: a malformed id is INVALID_ID, not "not found". */
+function idArg<T extends string>(kind: IdKind, example: string) {
+  return (field: string, value: string | number): T => {
+    const id = String(value);
+    if (!isIdOfKind(id, kind)) throw new InvalidIdError(field, id, `${kind} (${example})`);
+    return id as T;
+  };
+}
+
+export const artifactIdArg = idArg<ArtifactId>("artifact", "art_…");
+export const runIdArg = idArg<RunId>("run", "run_…");
+export const specIdArg = idArg<SpecId>("spec", "spec_…");

@@ -1,0 +1,11 @@
+import { lexicographicSortSchema } from "graphql";
+import { builder } from "../builder";
+import "./scalars";
+import "./artifact";
+import "./execution";
+import "./operation";
+
+builder.queryType({});
+
+/** The built schema, types sorted so the printed SDL is stable. */
+export const schema = lexicographicSortSchema(builder.toSchema());

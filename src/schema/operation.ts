@@ -1,0 +1,95 @@
+import { builder } from "../builder";
+import { NotFoundError } from "../services/errors";
+import type { OperationId } from "../services/ids";
+import { GROUP_BY_MODES, type LineageSource, OPERATION_KINDS, type OperationRecord, type RoleRecord } from "../services/records";
+import { resolveKeysetConnection } from "./connection-page";
+
+export const OperationKindEnum = builder.enumType("OperationKind", {
+  values: OPERATION_KINDS,
+  description: "CREATOR makes new artifacts; CURATOR passes artifacts through or filters them.",
+});
+export const GroupByEnum = builder.enumType("GroupBy", {
+  values: GROUP_BY_MODES,
+  description: "How inputs are paired across roles. ZIP: the i-th artifact of every input role forms group i.",
+});
+
+const LineageSourceObject = builder.objectRef<NonNullable<LineageSource>>("LineageSource").implement({
+  description: "Where an output role's lineage is inferred from: input roles, or other output roles. Empty input roles = generative.",
+  fields: (t) => ({
+    inputs: t.stringList({ nullable: true, resolve: (s) => (s.from === "INPUTS" ? s.roles : null) }),
+    outputs: t.stringList({ nullable: true, resolve: (s) => (s.from === "OUTPUTS" ? s.roles : null) }),
+  }),
+});
+
+const InputRoleObject = builder.objectRef<RoleRecord>("InputRole").implement({
+  fields: (t) => ({
+    role: t.exposeString("role"),
+    artifactType: t.exposeString("artifactType"),
+    required: t.exposeBoolean("required"),
+  }),
+});
+
+const OutputRoleObject = builder.objectRef<RoleRecord>("OutputRole").implement({
+  fields: (t) => ({
+    role: t.exposeString("role"),
+    artifactType: t.exposeString("artifactType"),
+    inferLineageFrom: t.field({ type: LineageSourceObject, nullable: true, resolve: (r) => r.inferLineageFrom }),
+  }),
+});
+
+export const OperationRef = builder.loadableNodeRef<OperationRecord, string>("Operation", {
+  id: { resolve: (operation) => operation.id },
+  load: async (ids: string[], ctx) => {
+    const found = await ctx.services.operations.byIds(ids as OperationId[]);
+    return found.map((operation, i) => operation ?? new NotFoundError("operation", ids[i]));
+  },
+});
+
+OperationRef.implement({
+  description: "A named, versioned kind of step with its declared input and output roles.",
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    version: t.exposeString("version"),
+    kind: t.expose("kind", { type: OperationKindEnum }),
+    groupBy: t.expose("groupBy", { type: GroupByEnum, nullable: true }),
+    inputs: t.field({ type: [InputRoleObject], resolve: (o) => o.inputs }),
+    outputs: t.field({ type: [OutputRoleObject], resolve: (o) => o.outputs }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+type OperationKey = { name: string; version: string };
+
+function parseOperationKey(key: string): OperationKey | undefined {
+  try {
+    const value: unknown = JSON.parse(key);
+    return Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === "string")
+      ? { name: value[0], version: value[1] }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+builder.queryFields((t) => ({
+  operation: t.field({
+    type: OperationRef,
+    description: "One operation by name and version. Unknown ones are a NOT_FOUND error.",
+    args: { name: t.arg.string({ required: true }), version: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const operation = await ctx.services.operations.byNameAndVersion(args.name, args.version);
+      if (!operation) throw new NotFoundError("operation", `${args.name}@${args.version}`);
+      return operation;
+    },
+  }),
+  operations: t.connection({
+    type: OperationRef,
+    description: "Registered operations by name, then version. `first`/`last` may be at most 500.",
+    resolve: (_root, args, ctx) =>
+      resolveKeysetConnection<OperationRecord, OperationKey>(
+        args,
+        { connection: "operations", keyOf: (o) => JSON.stringify([o.name, o.version]), parseKey: parseOperationKey },
+        (page) => ctx.services.operations.list(page),
+      ),
+  }),
+}));

@@ -1,0 +1,27 @@
+import type { Db } from "../db/client";
+import type { ArtifactId, RunId } from "./ids";
+import { type ArtifactRecord, type LinkDirection, toArtifactRecord } from "./records";
+import { groupInOrder } from "./batching";
+
+/** Reads artifacts and the executions linked to them, a batch of ids per statement. */
+export class ArtifactReader {
+  constructor(private readonly db: Db) {}
+
+  async byIds(ids: readonly ArtifactId[]): Promise<(ArtifactRecord | null)[]> {
+    const rows = await this.db.artifact.findMany({ where: { id: { in: [...new Set(ids)] } } });
+    const byId = new Map(rows.map((row) => [row.id, toArtifactRecord(row)]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /** For each artifact, the runIds that produced (or consumed) it, oldest first. */
+  async linkedRunIds(ids: readonly ArtifactId[], direction: LinkDirection): Promise<RunId[][]> {
+    const rows = await this.db.executionArtifact.findMany({
+      where: { artifactId: { in: [...new Set(ids)] }, direction },
+      select: { artifactId: true, runId: true },
+      orderBy: [{ runId: "asc" }],
+    });
+    return groupInOrder(ids, rows, (row) => row.artifactId).map((group) => [
+      ...new Set(group.map((row) => row.runId as RunId)),
+    ]);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Expected failures of the core, each with a stable code. The GraphQL layer turns them into
+ * errors with `extensions.code` (and the details below); anything else is masked.
+ */
+export type ErrorDetails = Record<string, unknown>;
+
+export abstract class DomainError extends Error {
+  abstract readonly code: string;
+  constructor(
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A well-formed id of the right kind names nothing stored. */
+export class NotFoundError extends DomainError {
+  readonly code = "NOT_FOUND";
+  constructor(kind: string, id: string, field?: string) {
+    super(`${kind} ${id} does not exist`, { kind, id, ...(field ? { field } : {}) });
+  }
+}
+
+/** An argument is not a well-formed id of the kind it must be. */
+export class InvalidIdError extends DomainError {
+  readonly code = "INVALID_ID";
+  constructor(field: string, id: string, expected: string) {
+    super(`${field}: '${id}' is not a valid ${expected} id`, { field, id, expected });
+  }
+}
+
+/** A pagination cursor this server did not hand out. */
+export class InvalidCursorError extends DomainError {
+  readonly code = "INVALID_CURSOR";
+  constructor(field: string, cursor: string) {
+    super(`${field}: '${cursor}' is not a cursor returned by this connection`, { field, cursor });
+  }
+}
+
+/** `first`/`last` outside 0…cap. */
+export class PageSizeError extends DomainError {
+  readonly code = "PAGE_SIZE";
+  constructor(field: string, value: number, max: number) {
+    super(`${field} must be between 0 and ${max}, got ${value}`, { field, value, max });
+  }
+}
+
+/** Any other argument that is out of its allowed range or shape. */
+export class InvalidArgumentError extends DomainError {
+  readonly code = "INVALID_ARGUMENT";
+  constructor(field: string, reason: string) {
+    super(`${field}: ${reason}`, { field, reason });
+  }
+}
