@@ -112,10 +112,14 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     stop: () =>
       (stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive connections become idle once their in-flight request is answered; close
+        // them as they do, and cut whatever is still open when the grace period ends.
+        const reaper = setInterval(() => server.closeIdleConnections(), 50);
+        const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         server.closeIdleConnections();
         await wsCleanup.dispose();
-        const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await closed;
+        clearInterval(reaper);
         clearTimeout(grace);
         await database.close();
       })()),

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
+import type { ConnectionInfo, SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
 import { PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
 import { PrismaClient as PgPrismaClient } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
@@ -39,7 +39,12 @@ export function openDatabase(url: string): Database {
   if (provider === "sqlite") {
     const file = sqliteFilePath(url);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const adapter = countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement);
+    const adapter = countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, {
+      // Prisma assumes SQLite's historic 999-variable limit and splits `IN (…)` lists above it,
+      // so statement counts would grow with result size; the SQLite in better-sqlite3 12 allows 32,766.
+      maxBindValues: 32_766,
+      supportsRelationJoins: false,
+    });
     prisma = new SqlitePrismaClient({ adapter });
   } else {
     const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: 10 }), countStatement);
@@ -54,8 +59,15 @@ export function openDatabase(url: string): Database {
   };
 }
 
-/** Wraps a driver adapter factory so every statement it runs (also inside transactions) is counted. */
-function countingAdapter<F extends SqlDriverAdapterFactory>(factory: F, onStatement: () => void): F {
+/**
+ * Wraps a driver adapter factory so every statement it runs (also inside transactions) is
+ * counted, optionally overriding the connection facts the adapter reports to Prisma.
+ */
+function countingAdapter<F extends SqlDriverAdapterFactory>(
+  factory: F,
+  onStatement: () => void,
+  connectionInfo?: ConnectionInfo,
+): F {
   const countQueryable = <T extends SqlDriverAdapter | Transaction>(target: T): T =>
     new Proxy(target, {
       get(obj, prop, receiver) {
@@ -65,6 +77,10 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(factory: F, onStatem
             onStatement();
             return (value as (...a: unknown[]) => unknown).apply(obj, args);
           };
+        }
+        if (prop === "getConnectionInfo" && connectionInfo) {
+          const own = typeof value === "function" ? (value as () => ConnectionInfo).call(obj) : undefined;
+          return () => ({ ...own, ...connectionInfo });
         }
         if (prop === "startTransaction") {
           return async (...args: unknown[]) =>
