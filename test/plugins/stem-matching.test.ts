@@ -350,13 +350,21 @@ describe("properties", () => {
     );
   });
 
-  const anyName = fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom("a", "1", ".", "/", "\\"), maxLength: 12 }));
+  // arbitrary strings, and dotted names with optional directories (e.g. "a/.b..c.d", "x\\1.a")
+  const dottedName = fc
+    .tuple(
+      fc.constantFrom("", "d/", "d.e/", "c:\\d\\"),
+      fc.array(fc.string({ unit: fc.constantFrom("a", "1", "_", "."), maxLength: 3 }), { maxLength: 5 }),
+    )
+    .map(([dir, parts]) => dir + parts.join("."));
+  const anyName = fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom("a", "1", ".", "/", "\\"), maxLength: 12 }), dottedName);
 
   it("(f) stemOf is idempotent: the stem of a stem is itself", () => {
     fc.assert(
       fc.property(anyName, (name) => {
         expect(stemOf(stemOf(name))).toBe(stemOf(name));
       }),
+      { numRuns: 500 },
     );
   });
 
@@ -368,6 +376,7 @@ describe("properties", () => {
         expect(stem).not.toMatch(/[/\\]/);
         expect(stemOf(`${dir}${sep}${name}`)).toBe(stem);
       }),
+      { numRuns: 500 },
     );
   });
 
