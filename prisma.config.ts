@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { defineConfig } from "prisma/config";
 
@@ -6,8 +7,12 @@ import { defineConfig } from "prisma/config";
 // Point it at a stub. Migrations are created by scripts/wasm-migrate.mjs and applied by src/db/migrate.ts.
 process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= path.join(__dirname, "scripts/no-schema-engine.sh");
 
+// The scratch database `npm run db:migrate` / `db:check` work against (never the server's).
+const scratchDatabase = path.join(__dirname, "data", "dev-migrate.db");
+fs.mkdirSync(path.dirname(scratchDatabase), { recursive: true });
+
 export default defineConfig({
   schema: "prisma/sqlite",
   migrations: { path: "prisma/sqlite/migrations" },
-  datasource: { url: process.env.DATABASE_URL?.startsWith("file:") ? process.env.DATABASE_URL : "file:./data/dev-migrate.db" },
+  datasource: { url: `file:${scratchDatabase}` },
 });
