@@ -7,6 +7,7 @@ import { GraphQLError } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { WebSocketServer } from "ws";
+import type { ProvgraphPlugin } from "../plugins/types";
 import type { Config } from "./config";
 import { type Database, openDatabase } from "./db/client";
 import { maskDatabaseUrl } from "./db/database-url";
@@ -46,10 +47,16 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-export async function buildApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
+export interface AppOptions {
+  logger?: Logger;
+  /** The recording pipeline's plugins (default: plugins/registry.ts defaultPlugins). */
+  plugins?: readonly ProvgraphPlugin[];
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
-  const services = createServices(database);
+  const services = createServices(database, options.plugins);
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",

@@ -1,19 +1,11 @@
+import { ProvenanceError } from "../../plugins/errors";
+
 /**
  * Expected failures of the core, each with a stable code. The GraphQL layer turns them into
- * errors with `extensions.code` (and the details below); anything else is masked.
+ * errors with `extensions.code` (and the details); anything else is masked. They share their
+ * base with the lineage errors plugins throw (plugins/errors.ts).
  */
-export type ErrorDetails = Record<string, unknown>;
-
-export abstract class DomainError extends Error {
-  abstract readonly code: string;
-  constructor(
-    message: string,
-    readonly details: ErrorDetails = {},
-  ) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+export abstract class DomainError extends ProvenanceError {}
 
 /** A well-formed id of the right kind names nothing stored. */
 export class NotFoundError extends DomainError {
@@ -52,5 +44,13 @@ export class InvalidArgumentError extends DomainError {
   readonly code = "INVALID_ARGUMENT";
   constructor(field: string, reason: string) {
     super(`${field}: ${reason}`, { field, reason });
+  }
+}
+
+/** A pipeline step already runs a different operation: steps, like all provenance, are immutable. */
+export class StepConflictError extends DomainError {
+  readonly code = "STEP_CONFLICT";
+  constructor(pipeline: string, step: number, existing: string, attempted: string) {
+    super(`step ${step} of pipeline '${pipeline}' runs ${existing}; it cannot also run ${attempted}`, { field: "step", pipeline, step, existing, attempted });
   }
 }

@@ -1,7 +1,11 @@
+import { defaultPlugins } from "../../plugins/registry";
+import type { ProvgraphPlugin } from "../../plugins/types";
 import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
 import { ExecutionReader } from "./execution-reader";
 import { OperationReader } from "./operation-reader";
+import { OperationRegistry } from "./recording/operation-registry";
+import { ExecutionRecorder } from "./recording/record-execution";
 
 /** The core, as the GraphQL layer sees it: one object per concern, all over one database. */
 export interface Services {
@@ -9,14 +13,20 @@ export interface Services {
   artifacts: ArtifactReader;
   executions: ExecutionReader;
   operations: OperationReader;
+  registry: OperationRegistry;
+  recorder: ExecutionRecorder;
 }
 
-export function createServices(database: Database): Services {
+/** `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list). */
+export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins): Services {
   const db = database.prisma;
+  const registry = new OperationRegistry(db);
   return {
     database,
     artifacts: new ArtifactReader(db),
     executions: new ExecutionReader(db),
     operations: new OperationReader(db),
+    registry,
+    recorder: new ExecutionRecorder(db, registry, plugins),
   };
 }

@@ -1,0 +1,133 @@
+/**
+ * The plugin contract. A plugin is a plain object that names the stage of the recording
+ * pipeline it serves; the pipeline runs every registered plugin of a stage, in list order,
+ * inside the transaction that commits the execution. Plugins never import from src/: what
+ * they need to read comes through the narrow ReadPort they are handed (backed by the Prisma
+ * transaction in production, by an in-memory map in unit tests). To reject an execution, a
+ * plugin throws one of the errors in ./errors; nothing is then written.
+ */
+
+export type OperationKind = "CREATOR" | "CURATOR";
+export type GroupByMode = "ZIP";
+export type EdgeKind = "INDEPENDENT" | "CO_INPUT" | "OUTPUT_TO_OUTPUT" | "CONFIG_REFERENCE";
+
+/** `{inputs: [roles]}`, `{outputs: [roles]}`; `{inputs: []}` is generative (an orphan); null = curator passthrough. */
+export type LineageSource = { from: "INPUTS"; roles: string[] } | { from: "OUTPUTS"; roles: string[] } | null;
+
+export interface RoleDeclaration {
+  role: string;
+  artifactType: string;
+  /** Inputs only: the role must hold at least one artifact. */
+  required: boolean;
+  /** Outputs only. */
+  inferLineageFrom: LineageSource;
+}
+
+export interface OperationDeclaration {
+  name: string;
+  version: string;
+  kind: OperationKind;
+  /** ZIP: the i-th artifact of every input role forms group i; the first input role is the primary one. */
+  groupBy: GroupByMode | null;
+  inputs: RoleDeclaration[];
+  outputs: RoleDeclaration[];
+}
+
+/** An input artifact as stored, in the role and position the execution reported it. */
+export interface InputArtifact {
+  id: string;
+  role: string;
+  index: number;
+  artifactType: string;
+  originalName: string;
+}
+
+/** An output as reported, before it is committed. `id` is final: content-addressed from type and hash. */
+export interface OutputDraft {
+  id: string;
+  role: string;
+  index: number;
+  originalName: string;
+  contentHash: string;
+  /** The declared type of its role, or null when the role is not declared (artifact validation refuses it). */
+  artifactType: string | null;
+  metadata: unknown;
+}
+
+/** An explicit mapping as reported: `output` names a draft, `sources` are artifact ids or output draft names. */
+export interface ExplicitLineage {
+  output: string;
+  sources: string[];
+}
+
+export interface DraftExecution {
+  runId: string;
+  specId: string;
+  operation: OperationDeclaration;
+  params: unknown;
+  inputs: InputArtifact[];
+  outputs: OutputDraft[];
+  explicitLineage: ExplicitLineage[];
+  pipeline: string | null;
+  step: number | null;
+  parentRunId: string | null;
+}
+
+/** Where a source of a derivation is: an input of this execution, an output draft (by name), or any stored artifact. */
+export type SourceRef = { input: string } | { output: string } | { stored: string };
+
+/**
+ * One derivation of one output, as the capture stage found it (seed: LineageMapping). All its
+ * sources are jointly the derivation: they share one groupId once built.
+ */
+export interface LineageMapping {
+  /** The output draft's originalName. */
+  output: string;
+  sources: SourceRef[];
+  kind: EdgeKind;
+  /** Who produced it (a plugin name or "explicit"), for error messages and debugging. */
+  capturedBy: string;
+}
+
+/** A built, enriched edge, ready to be staged (seed: ArtifactProvenanceEdge). */
+export interface ProvenanceEdgeDraft {
+  sourceId: string;
+  targetId: string;
+  runId: string;
+  kind: EdgeKind;
+  groupId: string;
+  stepBoundary: boolean;
+  sourceType: string;
+  targetType: string;
+}
+
+/** What a plugin may read: stored artifacts, nothing else. */
+export interface ReadPort {
+  artifactsByIds(ids: readonly string[]): Promise<{ id: string; artifactType: string; originalName: string }[]>;
+}
+
+export interface CapturePlugin {
+  name: string;
+  stage: "capture";
+  /**
+   * Returns lineage mappings for outputs. `alreadyMapped` holds the outputs earlier plugins
+   * (and explicit mappings) have mapped: a plugin should leave them alone.
+   */
+  capture(draft: DraftExecution, context: { alreadyMapped: ReadonlySet<string>; port: ReadPort }): Promise<LineageMapping[]> | LineageMapping[];
+}
+
+export interface ValidatePlugin {
+  name: string;
+  stage: "validate";
+  /** Throws ArtifactValidationError / LineageCompletenessError / LineageIntegrityError to reject. */
+  validate(draft: DraftExecution, lineage: { mappings: LineageMapping[]; edges: ProvenanceEdgeDraft[]; port: ReadPort }): Promise<void> | void;
+}
+
+export interface PropagatePlugin {
+  name: string;
+  stage: "propagate";
+  /** Runs after validation, before commit, with the edges about to be written. */
+  propagate(draft: DraftExecution, lineage: { edges: ProvenanceEdgeDraft[]; port: ReadPort }): Promise<void> | void;
+}
+
+export type ProvgraphPlugin = CapturePlugin | ValidatePlugin | PropagatePlugin;

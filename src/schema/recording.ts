@@ -1,0 +1,137 @@
+import { builder } from "../builder";
+import type { ExecutionRecord } from "../services/records";
+import { ArtifactValidationError, LineageCompletenessError, LineageIntegrityError, OperationDeclarationError } from "./errors";
+import { ExecutionRef, ExecutionStatusEnum } from "./execution";
+import { GroupByEnum, OperationKindEnum, OperationRef } from "./operation";
+
+const LineageSourceInput = builder.inputType("LineageSourceInput", {
+  description: "Exactly one of the two. {inputs: []} declares a generative output (an orphan).",
+  fields: (t) => ({
+    inputs: t.stringList({ description: "Input roles whose artifacts are stem-matched against this output's." }),
+    outputs: t.stringList({ description: "Other output roles this output derives from (output-to-output)." }),
+  }),
+});
+
+const InputRoleInput = builder.inputType("InputRoleInput", {
+  fields: (t) => ({
+    role: t.string({ required: true }),
+    artifactType: t.string({ required: true }),
+    required: t.boolean({ defaultValue: true }),
+  }),
+});
+
+const OutputRoleInput = builder.inputType("OutputRoleInput", {
+  fields: (t) => ({
+    role: t.string({ required: true }),
+    artifactType: t.string({ required: true }),
+    inferLineageFrom: t.field({ type: LineageSourceInput, description: "Required for CREATOR operations; curators may omit it (passthrough)." }),
+  }),
+});
+
+const RegisterOperationInput = builder.inputType("RegisterOperationInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    version: t.string({ required: true }),
+    kind: t.field({ type: OperationKindEnum, required: true }),
+    inputs: t.field({ type: [InputRoleInput], required: true }),
+    outputs: t.field({ type: [OutputRoleInput], required: true }),
+    groupBy: t.field({ type: GroupByEnum }),
+  }),
+});
+
+const ArtifactDraftInput = builder.inputType("ArtifactDraftInput", {
+  fields: (t) => ({
+    originalName: t.string({ required: true, description: "The file or object name; stem matching reads it." }),
+    contentHash: t.string({ required: true, description: "e.g. sha256:…; with the role's artifact type it makes the artifact id." }),
+    metadata: t.field({ type: "JSON" }),
+  }),
+});
+
+const RoleArtifactsInput = builder.inputType("RoleArtifactsInput", {
+  fields: (t) => ({ role: t.string({ required: true }), artifactIds: t.idList({ required: true }) }),
+});
+
+const RoleDraftsInput = builder.inputType("RoleDraftsInput", {
+  fields: (t) => ({ role: t.string({ required: true }), artifacts: t.field({ type: [ArtifactDraftInput], required: true }) }),
+});
+
+const ExplicitLineageInput = builder.inputType("ExplicitLineageInput", {
+  description: "An explicit mapping, bypassing stem inference. Several sources = one joint (co-input) derivation.",
+  fields: (t) => ({
+    output: t.string({ required: true, description: "An output draft's originalName." }),
+    sources: t.idList({ required: true, description: "Input artifact ids, or output drafts (originalName or id)." }),
+  }),
+});
+
+const PinsInput = builder.inputType("PinsInput", {
+  description: "What a replay must pin.",
+  fields: (t) => ({
+    inputVersions: t.field({ type: "JSON" }),
+    codeVersion: t.string(),
+    imageDigest: t.string(),
+    deterministic: t.boolean(),
+  }),
+});
+
+const RecordExecutionInput = builder.inputType("RecordExecutionInput", {
+  fields: (t) => ({
+    operation: t.string({ required: true }),
+    operationVersion: t.string({ required: true }),
+    params: t.field({ type: "JSON", description: 'Parameters; {"$artifact": "art_…"} anywhere inside references a stored artifact (a config-reference edge).' }),
+    inputs: t.field({ type: [RoleArtifactsInput], required: true }),
+    outputs: t.field({ type: [RoleDraftsInput], required: true }),
+    lineage: t.field({ type: [ExplicitLineageInput] }),
+    pipeline: t.string({ description: "With step: records the step in the pipeline's steps table (macro graph)." }),
+    step: t.int(),
+    agent: t.string(),
+    parentRunId: t.id({ description: "The composite execution this one ran inside; its edges are then not step-boundary edges." }),
+    pins: t.field({ type: PinsInput }),
+    status: t.field({ type: ExecutionStatusEnum, description: "Default COMPLETED." }),
+    startedAt: t.field({ type: "DateTime" }),
+    endedAt: t.field({ type: "DateTime" }),
+  }),
+});
+
+const RecordExecutionPayload = builder.objectRef<{ execution: ExecutionRecord; edgeCount: number }>("RecordExecutionPayload").implement({
+  fields: (t) => ({
+    execution: t.field({ type: ExecutionRef, resolve: (payload) => payload.execution }),
+    edgeCount: t.exposeInt("edgeCount", { description: "Lineage edges recorded." }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  registerOperation: t.field({
+    type: OperationRef,
+    description: "Registers an operation. Registering the same declaration again is a no-op; a different one under the same name and version is an error.",
+    args: { input: t.arg({ type: RegisterOperationInput, required: true }) },
+    errors: { types: [OperationDeclarationError], directResult: true, union: { name: "RegisterOperationResult" } },
+    resolve: (_root, { input }, ctx) =>
+      ctx.services.registry.register({
+        name: input.name,
+        version: input.version,
+        kind: input.kind,
+        groupBy: input.groupBy ?? null,
+        inputs: input.inputs.map((role) => ({ role: role.role, artifactType: role.artifactType, required: role.required })),
+        outputs: input.outputs.map((role) => ({ role: role.role, artifactType: role.artifactType, inferLineageFrom: role.inferLineageFrom })),
+      }),
+  }),
+  recordExecution: t.field({
+    type: RecordExecutionPayload,
+    description: "Records one execution, its outputs and their lineage in one transaction. A rejected execution writes nothing.",
+    args: { input: t.arg({ type: RecordExecutionInput, required: true }) },
+    errors: {
+      types: [ArtifactValidationError, LineageCompletenessError, LineageIntegrityError],
+      directResult: true,
+      union: { name: "RecordExecutionResult" },
+    },
+    resolve: async (_root, { input }, ctx) => {
+      const { execution, edges } = await ctx.services.recorder.record({
+        ...input,
+        inputs: input.inputs.map((role) => ({ role: role.role, artifactIds: role.artifactIds.map(String) })),
+        lineage: input.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String) })),
+        parentRunId: input.parentRunId == null ? null : String(input.parentRunId),
+      });
+      return { execution, edgeCount: edges.length };
+    },
+  }),
+}));

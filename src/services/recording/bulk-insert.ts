@@ -1,0 +1,28 @@
+import { Prisma } from "../../generated/sqlite/client";
+import type { DbTx } from "../../db/client";
+
+/**
+ * Multi-row INSERTs through the transaction's $executeRaw: the typed createMany costs 5–7× on
+ * this hot path (../shared/notes/prisma-write-throughput.md). Portable SQL (quoted identifiers,
+ * ON CONFLICT DO NOTHING) for SQLite and PostgreSQL; rows are chunked under both databases'
+ * bind-variable limits.
+ */
+const MAX_BIND_VARIABLES = 30_000;
+
+export async function insertRows(
+  tx: DbTx,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+  options: { ignoreConflicts?: boolean } = {},
+): Promise<void> {
+  if (rows.length === 0) return;
+  const perStatement = Math.max(1, Math.floor(MAX_BIND_VARIABLES / columns.length));
+  const head = Prisma.raw(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES `);
+  const tail = Prisma.raw(options.ignoreConflicts ? " ON CONFLICT DO NOTHING" : "");
+  for (let start = 0; start < rows.length; start += perStatement) {
+    const chunk = rows.slice(start, start + perStatement);
+    const values = Prisma.join(chunk.map((row) => Prisma.sql`(${Prisma.join(row)})`));
+    await tx.$executeRaw(Prisma.sql`${head}${values}${tail}`);
+  }
+}

@@ -1,0 +1,36 @@
+import type { DraftExecution } from "../../../plugins/types";
+import type { DbTx } from "../../db/client";
+import { StepConflictError } from "../errors";
+import type { OperationRecord } from "../records";
+import { insertRows } from "./bulk-insert";
+
+// Seed "Visualization": the macro graph comes from the steps table alone. Record the step (its
+// operation and roles) once, and which earlier step's output role fed each of its input roles.
+export async function recordPipelineStep(tx: DbTx, draft: DraftExecution, operation: OperationRecord, at: Date): Promise<void> {
+  const pipeline = draft.pipeline!;
+  const step = draft.step!;
+  const existing = await tx.pipelineStep.findUnique({ where: { pipeline_step: { pipeline, step } }, select: { operationId: true, operation: { select: { name: true, version: true } } } });
+  if (existing && existing.operationId !== operation.id) {
+    throw new StepConflictError(pipeline, step, `${existing.operation.name}@${existing.operation.version}`, `${operation.name}@${operation.version}`);
+  }
+  if (!existing) {
+    const roles = (list: OperationRecord["inputs"]) => JSON.stringify(list.map((r) => ({ role: r.role, artifactType: r.artifactType })));
+    await insertRows(tx, "PipelineStep", ["pipeline", "step", "operationId", "inputRoles", "outputRoles", "createdAt"], [[pipeline, step, operation.id, roles(operation.inputs), roles(operation.outputs), at]], {
+      ignoreConflicts: true,
+    });
+  }
+  if (draft.inputs.length === 0) return;
+  const producers = await tx.executionArtifact.findMany({
+    where: { artifactId: { in: [...new Set(draft.inputs.map((i) => i.id))] }, direction: "PRODUCED", execution: { pipeline, step: { lt: step } } },
+    select: { artifactId: true, role: true, execution: { select: { step: true } } },
+  });
+  const flows = new Map<string, unknown[]>();
+  for (const input of draft.inputs) {
+    for (const producer of producers) {
+      if (producer.artifactId !== input.id) continue;
+      const row = [pipeline, step, input.role, producer.execution.step!, producer.role];
+      flows.set(JSON.stringify(row), row);
+    }
+  }
+  await insertRows(tx, "PipelineFlow", ["pipeline", "step", "inputRole", "sourceStep", "sourceRole"], [...flows.values()], { ignoreConflicts: true });
+}
