@@ -4,8 +4,11 @@ import "./scalars";
 import "./artifact";
 import "./execution";
 import "./operation";
+import "./errors";
+import "./recording";
 
 builder.queryType({});
+builder.mutationType({});
 
 /** The built schema, types sorted so the printed SDL is stable. */
 export const schema = lexicographicSortSchema(builder.toSchema());
