@@ -60,7 +60,7 @@ export async function edgesByName(t: TestApp) {
   const names = new Map((await db.artifact.findMany({ select: { id: true, originalName: true } })).map((a) => [a.id, a.originalName]));
   return edges
     .map((e) => ({ source: names.get(e.sourceId)!, target: names.get(e.targetId)!, kind: e.kind, groupId: e.groupId, runId: e.runId, stepBoundary: e.stepBoundary, sourceType: e.sourceType, targetType: e.targetType }))
-    .sort((a, b) => (a.target + a.source).localeCompare(b.target + b.source));
+    .sort((a, b) => (a.target === b.target ? (a.source < b.source ? -1 : 1) : a.target < b.target ? -1 : 1));
 }
 
 /** Row counts of every table: equal before and after a rejected mutation means nothing was written. */
