@@ -1,0 +1,62 @@
+import { LineageIntegrityError } from "../../plugins/errors";
+import { configReferenceLineage, stemLineageInference } from "../../plugins/lineage-inference";
+import { lineageValidation } from "../../plugins/lineage-validation";
+import type { DraftExecution, ReadPort } from "../../plugins/types";
+
+/** The plugins run against an in-memory read port: no database needed. */
+const memoryPort = (artifacts: { id: string; artifactType: string; originalName: string }[]): ReadPort => ({
+  artifactsByIds: async (ids) => artifacts.filter((a) => ids.includes(a.id)),
+});
+
+const zipDraft: DraftExecution = {
+  runId: "run_x",
+  specId: "spec_x",
+  operation: {
+    name: "compare",
+    version: "1",
+    kind: "CREATOR",
+    groupBy: "ZIP",
+    inputs: [
+      { role: "left", artifactType: "csv", required: true, inferLineageFrom: null },
+      { role: "right", artifactType: "csv", required: true, inferLineageFrom: null },
+    ],
+    outputs: [{ role: "diff", artifactType: "csv", required: true, inferLineageFrom: { from: "INPUTS", roles: ["left"] } }],
+  },
+  params: { ref: { $artifact: "art_cfg" } },
+  inputs: [
+    { id: "art_l0", role: "left", index: 0, artifactType: "csv", originalName: "s_0.csv" },
+    { id: "art_l1", role: "left", index: 1, artifactType: "csv", originalName: "s_1.csv" },
+    { id: "art_r0", role: "right", index: 0, artifactType: "csv", originalName: "ref_a.csv" },
+    { id: "art_r1", role: "right", index: 1, artifactType: "csv", originalName: "ref_b.csv" },
+  ],
+  outputs: [{ id: "art_d1", role: "diff", index: 0, originalName: "s_1_diff.csv", contentHash: "h", artifactType: "csv", metadata: null }],
+  explicitLineage: [],
+  pipeline: null,
+  step: null,
+  parentRunId: null,
+};
+
+test("stem inference with ZIP: the match at index 1 of the primary role pairs with index 1 of every other role", async () => {
+  const mappings = await stemLineageInference.capture(zipDraft, { alreadyMapped: new Set(), port: memoryPort([]) });
+  expect(mappings).toEqual([{ output: "s_1_diff.csv", sources: [{ input: "art_l1" }, { input: "art_r1" }], kind: "CO_INPUT", capturedBy: "stem-lineage-inference" }]);
+});
+
+test("stem inference leaves outputs an earlier plugin mapped", async () => {
+  expect(await stemLineageInference.capture(zipDraft, { alreadyMapped: new Set(["s_1_diff.csv"]), port: memoryPort([]) })).toEqual([]);
+});
+
+test("config references become CONFIG_REFERENCE mappings for every output", async () => {
+  expect(await configReferenceLineage.capture(zipDraft, { alreadyMapped: new Set(), port: memoryPort([]) })).toEqual([
+    { output: "s_1_diff.csv", sources: [{ stored: "art_cfg" }], kind: "CONFIG_REFERENCE", capturedBy: "config-reference-lineage" },
+  ]);
+});
+
+test("integrity validation asks the port whether a config reference exists", async () => {
+  const mappings = [
+    { output: "s_1_diff.csv", sources: [{ input: "art_l1" }], kind: "INDEPENDENT" as const, capturedBy: "test" },
+    { output: "s_1_diff.csv", sources: [{ stored: "art_cfg" }], kind: "CONFIG_REFERENCE" as const, capturedBy: "test" },
+  ];
+  const ok = memoryPort([{ id: "art_cfg", artifactType: "yaml", originalName: "cfg.yaml" }]);
+  await expect(lineageValidation.validate(zipDraft, { mappings, edges: [], port: ok })).resolves.toBeUndefined();
+  await expect(lineageValidation.validate(zipDraft, { mappings, edges: [], port: memoryPort([]) })).rejects.toThrow(LineageIntegrityError);
+});
