@@ -3,7 +3,7 @@ import path from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { ConnectionInfo, SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
-import { PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
+import { type Prisma, PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
 import { PrismaClient as PgPrismaClient } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
 
@@ -14,11 +14,7 @@ import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-ur
  */
 export type Db = SqlitePrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
-export type DbTx = Parameters<Parameters<Db["$transaction"]>[0]>[0] extends infer T
-  ? T extends (...args: never[]) => unknown
-    ? never
-    : Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">
-  : never;
+export type DbTx = Prisma.TransactionClient;
 
 export interface Database {
   prisma: Db;
