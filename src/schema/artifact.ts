@@ -1,9 +1,8 @@
 import { builder } from "../builder";
-import { NotFoundError } from "../services/errors";
 import type { ArtifactId } from "../services/ids";
 import type { ArtifactRecord, DatasetRef } from "../services/records";
 import { ExecutionRef } from "./execution";
-import { artifactIdArg } from "./id-args";
+import { artifactIdArg, loadOrNotFound } from "./id-args";
 
 const DatasetRefObject = builder.objectRef<DatasetRef>("Dataset").implement({
   description: "The dataset an artifact is a version of (OpenLineage namespace and name).",
@@ -16,10 +15,7 @@ const DatasetRefObject = builder.objectRef<DatasetRef>("Dataset").implement({
 
 export const ArtifactRef = builder.loadableNodeRef<ArtifactRecord, string>("Artifact", {
   id: { resolve: (artifact) => artifact.id },
-  load: async (ids: string[], ctx) => {
-    const found = await ctx.services.artifacts.byIds(ids as ArtifactId[]);
-    return found.map((artifact, i) => artifact ?? new NotFoundError("artifact", ids[i]));
-  },
+  load: (ids: string[], ctx) => loadOrNotFound("artifact", (keys) => ctx.services.artifacts.byIds(keys as ArtifactId[]))(ids),
 });
 
 ArtifactRef.implement({

@@ -1,10 +1,9 @@
 import { builder } from "../builder";
-import { NotFoundError } from "../services/errors";
 import { isIdOfKind, type RunId } from "../services/ids";
 import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type ReplayPins } from "../services/records";
 import { ArtifactRef } from "./artifact";
 import { resolveKeysetConnection } from "./connection-page";
-import { runIdArg, specIdArg } from "./id-args";
+import { loadOrNotFound, runIdArg, specIdArg } from "./id-args";
 import { OperationRef } from "./operation";
 
 export const ExecutionStatusEnum = builder.enumType("ExecutionStatus", { values: EXECUTION_STATUSES });
@@ -30,10 +29,7 @@ const ExecutionArtifactLink = builder.objectRef<ExecutionLinkRecord>("ExecutionA
 
 export const ExecutionRef = builder.loadableNodeRef<ExecutionRecord, string>("Execution", {
   id: { resolve: (execution) => execution.runId },
-  load: async (runIds: string[], ctx) => {
-    const found = await ctx.services.executions.byRunIds(runIds as RunId[]);
-    return found.map((execution, i) => execution ?? new NotFoundError("execution", runIds[i]));
-  },
+  load: (ids: string[], ctx) => loadOrNotFound("execution", (keys) => ctx.services.executions.byRunIds(keys as RunId[]))(ids),
 });
 
 ExecutionRef.implement({

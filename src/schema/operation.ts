@@ -3,6 +3,7 @@ import { NotFoundError } from "../services/errors";
 import type { OperationId } from "../services/ids";
 import { GROUP_BY_MODES, type LineageSource, OPERATION_KINDS, type OperationRecord, type RoleRecord } from "../services/records";
 import { resolveKeysetConnection } from "./connection-page";
+import { loadOrNotFound } from "./id-args";
 
 export const OperationKindEnum = builder.enumType("OperationKind", {
   values: OPERATION_KINDS,
@@ -39,10 +40,7 @@ const OutputRoleObject = builder.objectRef<RoleRecord>("OutputRole").implement({
 
 export const OperationRef = builder.loadableNodeRef<OperationRecord, string>("Operation", {
   id: { resolve: (operation) => operation.id },
-  load: async (ids: string[], ctx) => {
-    const found = await ctx.services.operations.byIds(ids as OperationId[]);
-    return found.map((operation, i) => operation ?? new NotFoundError("operation", ids[i]));
-  },
+  load: (ids: string[], ctx) => loadOrNotFound("operation", (keys) => ctx.services.operations.byIds(keys as OperationId[]))(ids),
 });
 
 OperationRef.implement({

@@ -16,6 +16,18 @@ const transform = {
   outputs: [{ role: "result", artifactType: "csv", inferLineageFrom: { inputs: ["data"] } }],
 };
 
+const compare = {
+  name: "compare",
+  version: "1",
+  kind: "CREATOR",
+  groupBy: "ZIP",
+  inputs: [
+    { role: "left", artifactType: "csv" },
+    { role: "right", artifactType: "csv" },
+  ],
+  outputs: [{ role: "diff", artifactType: "csv", inferLineageFrom: { inputs: ["left"] } }],
+};
+
 describe("recording executions through GraphQL", () => {
   let t: TestApp;
   let samples: Record<string, string>;
@@ -106,17 +118,7 @@ describe("recording executions through GraphQL", () => {
   });
 
   test("co-input pairs (groupBy ZIP) share one groupId, the same across runs with the same inputs", async () => {
-    await registerOperation(t, {
-      name: "compare",
-      version: "1",
-      kind: "CREATOR",
-      groupBy: "ZIP",
-      inputs: [
-        { role: "left", artifactType: "csv" },
-        { role: "right", artifactType: "csv" },
-      ],
-      outputs: [{ role: "diff", artifactType: "csv", inferLineageFrom: { inputs: ["left"] } }],
-    });
+    await registerOperation(t, compare);
     const request = {
       operation: "compare",
       operationVersion: "1",
@@ -265,17 +267,7 @@ describe("a rejected execution is a typed error and writes nothing", () => {
     await registerOperation(t, generator);
     await registerOperation(t, transform);
     await registerOperation(t, { ...transform, name: "typed", inputs: [{ role: "data", artifactType: "parquet" }] });
-    await registerOperation(t, {
-      name: "pair",
-      version: "1",
-      kind: "CREATOR",
-      groupBy: "ZIP",
-      inputs: [
-        { role: "left", artifactType: "csv" },
-        { role: "right", artifactType: "csv" },
-      ],
-      outputs: [{ role: "diff", artifactType: "csv", inferLineageFrom: { inputs: ["left"] } }],
-    });
+    await registerOperation(t, { ...compare, name: "pair" });
     inputs = (await recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: [draft("a_1.csv"), draft("a_2.csv"), draft("run_a.csv"), draft("run_a.json"), draft("b.csv")] }] })).outputIds;
   });
   afterAll(() => t.close());
