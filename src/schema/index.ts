@@ -4,6 +4,9 @@ import "./scalars";
 import "./artifact";
 import "./execution";
 import "./operation";
+import "./lineage";
+import "./prov-json";
+import "./graph";
 import "./errors";
 import "./recording";
 

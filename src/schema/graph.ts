@@ -1,0 +1,171 @@
+import { builder } from "../builder";
+import { graphViewsOf } from "../services/graph-views/graph-views";
+import {
+  type ArtifactNode,
+  type ExecutionNode,
+  GRAPH_EDGE_KINDS,
+  GRAPH_NODE_KINDS,
+  type GraphColumn,
+  type GraphEdge,
+  type GraphNode,
+  type MacroGraph,
+  type MicroGraph,
+  type PipelineRoleNode,
+  type PipelineStepNode,
+} from "../services/graph-views/layered-graph";
+import { ArtifactRef } from "./artifact";
+import { ExecutionRef } from "./execution";
+import { OperationRef } from "./operation";
+
+const GraphFormatEnum = builder.enumType("GraphFormat", {
+  values: ["JSON", "DOT"] as const,
+  description: "JSON: nodes, edges and columns only. DOT: also fill `dot` with Graphviz text.",
+});
+const GraphNodeKindEnum = builder.enumType("PipelineGraphNodeKind", { values: GRAPH_NODE_KINDS });
+const GraphEdgeKindEnum = builder.enumType("PipelineGraphEdgeKind", {
+  values: GRAPH_EDGE_KINDS,
+  description: "USED: data → execution; WAS_GENERATED_BY: execution → data; WAS_DERIVED_FROM: parent artifact → derived artifact.",
+});
+
+const NODE_TYPENAMES = {
+  PIPELINE_STEP: "MacroStepNode",
+  PIPELINE_ROLE: "MacroRoleNode",
+  EXECUTION: "MicroExecutionNode",
+  ARTIFACT: "MicroArtifactNode",
+} as const satisfies Record<GraphNode["type"], string>;
+
+const GraphNodeInterface = builder.interfaceRef<GraphNode>("PipelineGraphNode").implement({
+  description: "A node of a macro or micro graph with its layout hints.",
+  resolveType: (node) => NODE_TYPENAMES[node.type],
+  fields: (t) => ({
+    key: t.exposeString("key", {
+      description: "Unique within the graph; what edges and columns refer to. A runId or artifact id in the micro graph; `step:<n>`, `data:<n>:<role>`, `input:<n>:<role>` in the macro graph.",
+    }),
+    kind: t.expose("kind", { type: GraphNodeKindEnum }),
+    label: t.exposeString("label"),
+    column: t.exposeInt("column", { description: "0-based, left to right: 0 = pipeline inputs, 2k-1 = the k-th step's executions, 2k = its outputs." }),
+    order: t.exposeInt("order", { description: "0-based, top to bottom within the column, chosen to keep edge crossings low." }),
+    step: t.exposeInt("step", {
+      nullable: true,
+      description: "The step at which the node appears when the graph is replayed step by step; null for pipeline inputs (there from the start).",
+    }),
+  }),
+});
+
+builder.objectRef<PipelineStepNode>(NODE_TYPENAMES.PIPELINE_STEP).implement({
+  description: "Macro graph: one step of the pipeline (an execution node).",
+  interfaces: [GraphNodeInterface],
+  fields: (t) => ({
+    operation: t.field({ type: OperationRef, resolve: (node) => node.operation.id }),
+  }),
+});
+
+builder.objectRef<PipelineRoleNode>(NODE_TYPENAMES.PIPELINE_ROLE).implement({
+  description: "Macro graph: an output role of a step, or an input role no step feeds (a pipeline input).",
+  interfaces: [GraphNodeInterface],
+  fields: (t) => ({
+    role: t.exposeString("role"),
+    artifactType: t.exposeString("artifactType"),
+    pipelineInput: t.exposeBoolean("pipelineInput"),
+  }),
+});
+
+builder.objectRef<ExecutionNode>(NODE_TYPENAMES.EXECUTION).implement({
+  description: "Micro graph: one execution of the pipeline.",
+  interfaces: [GraphNodeInterface],
+  fields: (t) => ({
+    execution: t.field({ type: ExecutionRef, resolve: (node) => node.execution }),
+  }),
+});
+
+builder.objectRef<ArtifactNode>(NODE_TYPENAMES.ARTIFACT).implement({
+  description: "Micro graph: an artifact the pipeline's executions used or produced.",
+  interfaces: [GraphNodeInterface],
+  fields: (t) => ({
+    artifact: t.field({ type: ArtifactRef, resolve: (node) => node.artifact }),
+    pipelineInput: t.exposeBoolean("pipelineInput", { description: "Used by the pipeline but produced by none of its executions." }),
+  }),
+});
+
+const GraphEdgeObject = builder.objectRef<GraphEdge>("PipelineGraphEdge").implement({
+  description: "An edge between two node keys, drawn in the direction data flows.",
+  fields: (t) => ({
+    from: t.exposeString("from", { description: "Key of the upstream node." }),
+    to: t.exposeString("to", { description: "Key of the downstream node." }),
+    kind: t.expose("kind", { type: GraphEdgeKindEnum }),
+    role: t.exposeString("role", { nullable: true, description: "USED / WAS_GENERATED_BY: the role the data played." }),
+    derivation: t.exposeString("derivation", {
+      nullable: true,
+      description: "WAS_DERIVED_FROM: the recorded edge kind (INDEPENDENT, CO_INPUT, OUTPUT_TO_OUTPUT, CONFIG_REFERENCE).",
+    }),
+    step: t.exposeInt("step", { description: "The step at which the edge appears (its execution's step)." }),
+    backward: t.exposeBoolean("backward", {
+      description: "Draw dashed: the edge is not one hop rightwards (USED/WAS_GENERATED_BY: column c → c+1; WAS_DERIVED_FROM: c → c+2), e.g. a passthrough consumed by a later step.",
+    }),
+  }),
+});
+
+const GraphColumnObject = builder.objectRef<GraphColumn>("PipelineGraphColumn").implement({
+  description: "One column of the layout, left to right.",
+  fields: (t) => ({
+    index: t.exposeInt("index"),
+    kind: t.expose("kind", { type: GraphNodeKindEnum }),
+    step: t.exposeInt("step", { nullable: true, description: "The step whose executions or outputs it holds; null for the pipeline-input column." }),
+    nodeKeys: t.exposeStringList("nodeKeys", { description: "Its nodes' keys, top to bottom." }),
+  }),
+});
+
+const PipelineGraphInterface = builder.interfaceRef<MacroGraph | MicroGraph>("PipelineGraph").implement({
+  description:
+    "A pipeline drawn left to right in strict columns (pipeline inputs, then per step: its executions, then its outputs), with an order within each column, backward edges flagged and a step on every node for step-by-step replay.",
+  resolveType: (graph) => ("upToStep" in graph ? "MicroGraph" : "MacroGraph"),
+  fields: (t) => ({
+    pipeline: t.exposeString("pipeline"),
+    steps: t.exposeIntList("steps", { description: "The pipeline's step numbers in column order: the stops of a step-by-step replay." }),
+    columnCount: t.int({ resolve: (graph) => graph.columns.length }),
+    columns: t.field({ type: [GraphColumnObject], resolve: (graph) => graph.columns }),
+    nodes: t.field({ type: [GraphNodeInterface], description: "By column, then order.", resolve: (graph) => graph.nodes }),
+    edges: t.field({ type: [GraphEdgeObject], resolve: (graph) => graph.edges }),
+    dot: t.exposeString("dot", {
+      nullable: true,
+      description: "Graphviz DOT text (rankdir=LR, one rank=same group per column, backward edges dashed) when format is DOT; else null.",
+    }),
+  }),
+});
+
+const MacroGraphObject = builder.objectRef<MacroGraph>("MacroGraph").implement({
+  description: "A pipeline at the step level, from its steps table alone: step → output role → consuming step.",
+  interfaces: [PipelineGraphInterface],
+  fields: () => ({}),
+});
+
+const MicroGraphObject = builder.objectRef<MicroGraph>("MicroGraph").implement({
+  description: "Every execution and artifact of a pipeline, with execution edges and derivation edges overlaid.",
+  interfaces: [PipelineGraphInterface],
+  fields: (t) => ({
+    upToStep: t.exposeInt("upToStep", { nullable: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  macroGraph: t.field({
+    type: MacroGraphObject,
+    description: "The macro graph of a pipeline. A pipeline without steps is a NOT_FOUND error (field `pipeline`).",
+    args: {
+      pipeline: t.arg.string({ required: true }),
+      format: t.arg({ type: GraphFormatEnum, defaultValue: "JSON" }),
+    },
+    resolve: (_root, args, ctx) => graphViewsOf(ctx.services.database).macroGraph(args.pipeline, { dot: args.format === "DOT" }),
+  }),
+  microGraph: t.field({
+    type: MicroGraphObject,
+    description:
+      "The micro graph of a pipeline: its executions with a step ≤ upToStep (all when omitted) and the artifacts they used or produced. NOT_FOUND for a pipeline without steps; INVALID_ARGUMENT for upToStep < 0.",
+    args: {
+      pipeline: t.arg.string({ required: true }),
+      upToStep: t.arg.int(),
+      format: t.arg({ type: GraphFormatEnum, defaultValue: "JSON" }),
+    },
+    resolve: (_root, args, ctx) => graphViewsOf(ctx.services.database).microGraph(args.pipeline, args.upToStep ?? null, { dot: args.format === "DOT" }),
+  }),
+}));

@@ -1,0 +1,31 @@
+import type { Database } from "../db/client";
+import { ClosureReader } from "./closure";
+import { ProvenanceEdgeReader } from "./lineage-edges";
+import { ProvJsonExporter } from "./prov-json";
+import { ProvenanceMapReader } from "./provenance-map";
+
+/** The read side of artifact provenance: one-hop edges, closures, full maps and PROV-JSON export. */
+export interface LineageServices {
+  edges: ProvenanceEdgeReader;
+  closures: ClosureReader;
+  maps: ProvenanceMapReader;
+  provJson: ProvJsonExporter;
+}
+
+const byDatabase = new WeakMap<Database, LineageServices>();
+
+/** The lineage services over one database, created once per database. */
+export function lineageServices(database: Database): LineageServices {
+  let services = byDatabase.get(database);
+  if (!services) {
+    const closures = new ClosureReader(database);
+    services = {
+      edges: new ProvenanceEdgeReader(database.prisma),
+      closures,
+      maps: new ProvenanceMapReader(database),
+      provJson: new ProvJsonExporter(database.prisma, closures),
+    };
+    byDatabase.set(database, services);
+  }
+  return services;
+}
