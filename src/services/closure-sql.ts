@@ -3,8 +3,9 @@ import type { LineageDirection } from "./lineage-records";
 
 /**
  * The one recursive statement behind a closure (seed "Querying provenance": transitive walks run
- * in the database, not one round trip per hop). The SQL is portable between SQLite and
- * PostgreSQL except for where the walk's budget is applied:
+ * in the database, not one round trip per hop). The SQL is the same on SQLite and PostgreSQL
+ * except for how each hop reaches the edge index (a LATERAL fence on PostgreSQL, see below) and
+ * where the walk's budget is applied:
  *  - SQLite: LIMIT on the recursive select caps the rows ever added to the walk;
  *  - PostgreSQL: a recursive CTE is evaluated lazily, only as far as its reader fetches, so the
  *    `steps` CTE reading at most `budget` rows stops the recursion there.
@@ -125,15 +126,22 @@ export function closureStatement(provider: DatabaseProvider, o: ClosureStatement
       })
       .join(", ");
 
+  // Each hop looks up the edges at a node through the index that starts with the near end.
+  // PostgreSQL gets it as a LATERAL subquery behind an OFFSET 0 fence, so it probes the index per
+  // node whatever its statistics say (on a freshly written table it would otherwise re-scan the
+  // whole edge table at every hop); SQLite's nested loop does so by itself.
+  const lateral = provider === "postgres";
   let sql =
     `WITH RECURSIVE walk(node, "nodeType"${depth ? ", depth" : ""}) AS (` +
     `SELECT CAST(${bind(o.rootId)} AS TEXT), CAST(NULL AS TEXT)${depth ? ", 0" : ""} ` +
     `UNION ` +
-    `SELECT e.${far}, e.${farType}${depth ? ", w.depth + 1" : ""} FROM walk w JOIN "ProvenanceEdge" e ON e.${near} = w.node ` +
-    `WHERE ${depth ? `w.depth < ${o.depthBound}` : "1 = 1"}`;
+    `SELECT e.${far}, e.${farType}${depth ? ", w.depth + 1" : ""} FROM walk w ` +
+    (lateral ? `CROSS JOIN LATERAL (SELECT e.${far}, e.${farType} FROM "ProvenanceEdge" e WHERE e.${near} = w.node` : `JOIN "ProvenanceEdge" e ON e.${near} = w.node WHERE 1 = 1`);
   // The root is row one already: a cycle back to it would only add a duplicate under another type.
   sql += ` AND e.${far} <> ${bind(o.rootId)}`;
   sql += edgeFilter("e");
+  if (lateral) sql += ` OFFSET 0) e`;
+  if (depth) sql += `${lateral ? " WHERE" : " AND"} w.depth < ${o.depthBound}`;
   sql += provider === "sqlite" ? `${depth ? " ORDER BY 3" : ""} LIMIT ${o.budget}), ` : `), `;
   sql += `steps AS (SELECT * FROM walk${provider === "sqlite" ? "" : ` LIMIT ${o.budget}`}), `;
   if (depth) {
@@ -168,12 +176,18 @@ export function closureStatement(provider: DatabaseProvider, o: ClosureStatement
         }
       : {}),
   });
-  // CROSS JOIN fixes SQLite's join order: each member, then its edges through the index that
-  // starts with the near end, never a scan of the edge table (PostgreSQL plans by cost anyway).
+  // Each member, then its edges through the index that starts with the near end — never a scan
+  // of the edge table (SQLite: CROSS JOIN fixes the join order; PostgreSQL: the LATERAL fence).
   // A reach walk expanded every member, so the far end of such an edge is a member too (the
   // caller drops edges to nodes a cut left out); a depth walk's kept nodes are checked here.
-  sql += ` FROM members t CROSS JOIN "ProvenanceEdge" e${depth ? " CROSS JOIN members s" : ""} WHERE e.${near} = t.node${depth ? ` AND s.node = e.${far}` : ""}`;
-  sql += edgeFilter("e");
+  if (lateral) {
+    sql += ` FROM members t CROSS JOIN LATERAL (SELECT * FROM "ProvenanceEdge" e WHERE e.${near} = t.node`;
+    sql += edgeFilter("e");
+    sql += ` OFFSET 0) e${depth ? ` WHERE e.${far} IN (SELECT node FROM members)` : ""}`;
+  } else {
+    sql += ` FROM members t CROSS JOIN "ProvenanceEdge" e${depth ? " CROSS JOIN members s" : ""} WHERE e.${near} = t.node${depth ? ` AND s.node = e.${far}` : ""}`;
+    sql += edgeFilter("e");
+  }
   sql += select({
     row: `'meta'`,
     n: depth ? `(SELECT COUNT(*) FROM (SELECT 1 AS one FROM candidates LIMIT ${o.first + 1}) c)` : "NULL",
