@@ -20,6 +20,9 @@ export const builder = new SchemaBuilder<{
     cursorType: "String",
     encodeGlobalID: encodeNodeId,
     decodeGlobalID: decodeNodeId,
+    // node/nodes and the Node interface are ours (src/schema/node.ts): ids resolve synchronously.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
   },
   errors: { defaultTypes: [] },
 });

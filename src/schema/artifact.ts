@@ -1,4 +1,5 @@
 import { builder } from "../builder";
+import { NodeInterface, registerNodeLoader } from "./node";
 import type { ArtifactId } from "../services/ids";
 import type { ArtifactRecord, DatasetRef } from "../services/records";
 import { ExecutionRef } from "./execution";
@@ -13,12 +14,14 @@ const DatasetRefObject = builder.objectRef<DatasetRef>("Dataset").implement({
   }),
 });
 
-export const ArtifactRef = builder.loadableNodeRef<ArtifactRecord, string>("Artifact", {
-  id: { resolve: (artifact) => artifact.id },
+export const ArtifactRef = builder.loadableObjectRef<ArtifactRecord, string>("Artifact", {
   load: (ids: string[], ctx) => loadOrNotFound("artifact", (keys) => ctx.services.artifacts.byIds(keys as ArtifactId[]))(ids),
 });
 
+registerNodeLoader("Artifact", (context) => ArtifactRef.getDataloader(context));
+
 ArtifactRef.implement({
+  interfaces: [NodeInterface],
   description: "An immutable, content-addressed thing an execution used or produced [prov:Entity].",
   fields: (t) => ({
     artifactType: t.exposeString("artifactType"),

@@ -1,4 +1,5 @@
 import { builder } from "../builder";
+import { NodeInterface, registerNodeLoader } from "./node";
 import { isIdOfKind, type RunId } from "../services/ids";
 import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type ReplayPins } from "../services/records";
 import { ArtifactRef } from "./artifact";
@@ -27,12 +28,14 @@ const ExecutionArtifactLink = builder.objectRef<ExecutionLinkRecord>("ExecutionA
   }),
 });
 
-export const ExecutionRef = builder.loadableNodeRef<ExecutionRecord, string>("Execution", {
-  id: { resolve: (execution) => execution.runId },
+export const ExecutionRef = builder.loadableObjectRef<ExecutionRecord, string>("Execution", {
   load: (ids: string[], ctx) => loadOrNotFound("execution", (keys) => ctx.services.executions.byRunIds(keys as RunId[]))(ids),
 });
 
+registerNodeLoader("Execution", (context) => ExecutionRef.getDataloader(context));
+
 ExecutionRef.implement({
+  interfaces: [NodeInterface],
   description: "One attempt of an operation [prov:Activity]. Its id is its runId.",
   fields: (t) => ({
     runId: t.exposeID("runId", { description: "Unique per attempt, time-ordered (UUIDv7)." }),

@@ -1,6 +1,7 @@
 import { lexicographicSortSchema } from "graphql";
 import { builder } from "../builder";
 import "./scalars";
+import "./node";
 import "./artifact";
 import "./execution";
 import "./operation";

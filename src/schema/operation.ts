@@ -1,4 +1,5 @@
 import { builder } from "../builder";
+import { NodeInterface, registerNodeLoader } from "./node";
 import { NotFoundError } from "../services/errors";
 import type { OperationId } from "../services/ids";
 import { GROUP_BY_MODES, type LineageSource, OPERATION_KINDS, type OperationRecord, type RoleRecord } from "../services/records";
@@ -38,12 +39,14 @@ const OutputRoleObject = builder.objectRef<RoleRecord>("OutputRole").implement({
   }),
 });
 
-export const OperationRef = builder.loadableNodeRef<OperationRecord, string>("Operation", {
-  id: { resolve: (operation) => operation.id },
+export const OperationRef = builder.loadableObjectRef<OperationRecord, string>("Operation", {
   load: (ids: string[], ctx) => loadOrNotFound("operation", (keys) => ctx.services.operations.byIds(keys as OperationId[]))(ids),
 });
 
+registerNodeLoader("Operation", (context) => OperationRef.getDataloader(context));
+
 OperationRef.implement({
+  interfaces: [NodeInterface],
   description: "A named, versioned kind of step with its declared input and output roles.",
   fields: (t) => ({
     name: t.exposeString("name"),

@@ -56,6 +56,16 @@ describe("reading provenance seeded through Prisma", () => {
     expect(op.data!.node).toEqual({ __typename: "Operation", name: "evaluate" });
   });
 
+  test("nodes(ids) resolves a mixed list in order; an unknown well-formed id is NOT_FOUND", async () => {
+    const res = await t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`, { ids: [evaluate.runId, train.outputs[0]] });
+    expect(res.data!.nodes).toEqual([
+      { __typename: "Execution", id: evaluate.runId },
+      { __typename: "Artifact", id: train.outputs[0] },
+    ]);
+    const unknown = await t.gql(`query($id: ID!) { node(id: $id) { id } }`, { id: artifactIdFor("csv", "never-recorded") });
+    expect(errorCodes(unknown)).toEqual(["NOT_FOUND"]);
+  });
+
   test("executions can be filtered by operation, pipeline, status and specId", async () => {
     const byOperation = await t.gql(`{ executions(first: 10, filter: { operation: "evaluate" }) { edges { node { runId } } } }`);
     expect(byOperation.data!.executions.edges).toEqual([{ node: { runId: evaluate.runId } }]);

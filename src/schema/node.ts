@@ -1,0 +1,52 @@
+import { builder } from "../builder";
+import type { ArtifactRecord, ExecutionRecord, OperationRecord } from "../services/records";
+import type { GraphQLContext } from "./context";
+import { decodeNodeId } from "./node-ids";
+
+/**
+ * The Relay Node interface, ours rather than the relay plugin's: a provgraph id already names
+ * its type (art_…, run_…, op_…), so `id` resolves synchronously from the record — the plugin's
+ * globalID field awaits every id, one promise per object, which dominates large closures.
+ */
+export type NodeShape = ArtifactRecord | ExecutionRecord | OperationRecord;
+
+export function nodeIdOf(node: NodeShape): string {
+  return "runId" in node ? node.runId : node.id;
+}
+
+export const NodeInterface = builder.interfaceRef<NodeShape>("Node").implement({
+  description: "An object with a provgraph id, accepted as-is by node(id) and by every argument that takes such an id.",
+  fields: (t) => ({
+    id: t.id({ resolve: nodeIdOf }),
+  }),
+  resolveType: (node) => ("runId" in node ? "Execution" : "contentHash" in node ? "Artifact" : "Operation"),
+});
+
+/** Loaders per node type, registered by the type files (keeps this file free of their imports). */
+const loaders = new Map<string, (context: GraphQLContext) => { load(id: string): Promise<NodeShape> }>();
+
+export function registerNodeLoader(typename: string, getLoader: (context: GraphQLContext) => { load(id: string): Promise<NodeShape> }) {
+  loaders.set(typename, getLoader);
+}
+
+function loadNode(id: string, context: GraphQLContext): Promise<NodeShape> {
+  const { typename } = decodeNodeId(id);
+  return loaders.get(typename)!(context).load(id);
+}
+
+builder.queryFields((t) => ({
+  node: t.field({
+    type: NodeInterface,
+    nullable: true,
+    description: "Any object by its id. A malformed id is INVALID_ID; a well-formed one naming nothing is NOT_FOUND.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) => loadNode(String(args.id), context),
+  }),
+  nodes: t.field({
+    type: [NodeInterface],
+    nullable: { list: false, items: true },
+    description: "Several objects by id, in the order asked for (batched).",
+    args: { ids: t.arg.idList({ required: true }) },
+    resolve: (_root, args, context) => args.ids.map((id) => loadNode(String(id), context)),
+  }),
+}));
