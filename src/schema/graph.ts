@@ -1,5 +1,4 @@
 import { builder } from "../builder";
-import { graphViewsOf } from "../services/graph-views/graph-views";
 import {
   type ArtifactNode,
   type ExecutionNode,
@@ -155,7 +154,7 @@ builder.queryFields((t) => ({
       pipeline: t.arg.string({ required: true }),
       format: t.arg({ type: GraphFormatEnum, defaultValue: "JSON" }),
     },
-    resolve: (_root, args, ctx) => graphViewsOf(ctx.services.database).macroGraph(args.pipeline, { dot: args.format === "DOT" }),
+    resolve: (_root, args, ctx) => ctx.services.graphViews.macroGraph(args.pipeline, { dot: args.format === "DOT" }),
   }),
   microGraph: t.field({
     type: MicroGraphObject,
@@ -166,6 +165,6 @@ builder.queryFields((t) => ({
       upToStep: t.arg.int(),
       format: t.arg({ type: GraphFormatEnum, defaultValue: "JSON" }),
     },
-    resolve: (_root, args, ctx) => graphViewsOf(ctx.services.database).microGraph(args.pipeline, args.upToStep ?? null, { dot: args.format === "DOT" }),
+    resolve: (_root, args, ctx) => ctx.services.graphViews.microGraph(args.pipeline, args.upToStep ?? null, { dot: args.format === "DOT" }),
   }),
 }));

@@ -12,7 +12,6 @@ import {
   PROVENANCE_EDGE_KINDS,
   type ProvenanceEdgeRecord,
 } from "../services/lineage-records";
-import { lineageServices } from "../services/lineage-services";
 import type { ProvenanceMapEntry } from "../services/provenance-map";
 import type { ArtifactRecord } from "../services/records";
 import { ArtifactRef } from "./artifact";
@@ -185,10 +184,10 @@ const ProvenanceMapEntryRef = builder.objectRef<ProvenanceMapEntry>("ProvenanceM
 // One loader per request and direction, shared by parents, parentEdges and derivations (and by
 // children and childEdges), so each is one statement however many artifacts a query reaches.
 const edgesIntoLoader = createContextCache(
-  (ctx: GraphQLContext) => new DataLoader<ArtifactId, ProvenanceEdgeRecord[]>((ids) => lineageServices(ctx.services.database).edges.intoTargets(ids)),
+  (ctx: GraphQLContext) => new DataLoader<ArtifactId, ProvenanceEdgeRecord[]>((ids) => ctx.services.lineage.edges.intoTargets(ids)),
 );
 const edgesFromLoader = createContextCache(
-  (ctx: GraphQLContext) => new DataLoader<ArtifactId, ProvenanceEdgeRecord[]>((ids) => lineageServices(ctx.services.database).edges.fromSources(ids)),
+  (ctx: GraphQLContext) => new DataLoader<ArtifactId, ProvenanceEdgeRecord[]>((ids) => ctx.services.lineage.edges.fromSources(ids)),
 );
 
 builder.objectFields(ArtifactRef, (t) => ({
@@ -292,7 +291,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       const recordsRead = needsArtifactRecords(info);
       const query = { ...closureQueryFrom(args, recordsRead), edgeDetails: needsEdgeDetails(info) };
-      return lineageView(await lineageServices(ctx.services.database).closures.closure(query), recordsRead);
+      return lineageView(await ctx.services.lineage.closures.closure(query), recordsRead);
     },
   }),
   provenanceMap: t.connection({
@@ -312,7 +311,7 @@ builder.queryFields((t) => ({
           keyOf: (entry) => entry.artifactId,
           parseKey: (key) => (key.length > 0 ? (key as ArtifactId) : undefined),
         },
-        (page) => lineageServices(ctx.services.database).maps.page(args.direction, page, args.asOf ?? null),
+        (page) => ctx.services.lineage.maps.page(args.direction, page, args.asOf ?? null),
       ),
   }),
 }));

@@ -1,5 +1,4 @@
 import { builder } from "../builder";
-import { lineageServices } from "../services/lineage-services";
 import { CLOSURE_DESCRIPTIONS, closureQueryFrom, LineageDirectionEnum } from "./lineage";
 
 builder.queryField("provJson", (t) =>
@@ -18,6 +17,6 @@ builder.queryField("provJson", (t) =>
       asOf: t.arg({ type: "DateTime", description: CLOSURE_DESCRIPTIONS.asOf }),
       first: t.arg.int({ description: CLOSURE_DESCRIPTIONS.first }),
     },
-    resolve: (_root, args, ctx) => lineageServices(ctx.services.database).provJson.export(closureQueryFrom(args, true)),
+    resolve: (_root, args, ctx) => ctx.services.lineage.provJson.export(closureQueryFrom(args, true)),
   }),
 );

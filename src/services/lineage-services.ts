@@ -12,20 +12,13 @@ export interface LineageServices {
   provJson: ProvJsonExporter;
 }
 
-const byDatabase = new WeakMap<Database, LineageServices>();
-
-/** The lineage services over one database, created once per database. */
-export function lineageServices(database: Database): LineageServices {
-  let services = byDatabase.get(database);
-  if (!services) {
-    const closures = new ClosureReader(database);
-    services = {
-      edges: new ProvenanceEdgeReader(database.prisma),
-      closures,
-      maps: new ProvenanceMapReader(database),
-      provJson: new ProvJsonExporter(database.prisma, closures),
-    };
-    byDatabase.set(database, services);
-  }
-  return services;
+/** The lineage services over one database. */
+export function createLineageServices(database: Database): LineageServices {
+  const closures = new ClosureReader(database);
+  return {
+    edges: new ProvenanceEdgeReader(database.prisma),
+    closures,
+    maps: new ProvenanceMapReader(database),
+    provJson: new ProvJsonExporter(database.prisma, closures),
+  };
 }

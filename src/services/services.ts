@@ -3,6 +3,8 @@ import type { ProvgraphPlugin } from "../../plugins/types";
 import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
 import { ExecutionReader } from "./execution-reader";
+import { GraphViews } from "./graph-views/graph-views";
+import { createLineageServices, type LineageServices } from "./lineage-services";
 import { OperationReader } from "./operation-reader";
 import { OperationRegistry } from "./recording/operation-registry";
 import { ExecutionRecorder } from "./recording/record-execution";
@@ -15,6 +17,8 @@ export interface Services {
   operations: OperationReader;
   registry: OperationRegistry;
   recorder: ExecutionRecorder;
+  lineage: LineageServices;
+  graphViews: GraphViews;
 }
 
 /** `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list). */
@@ -28,5 +32,7 @@ export function createServices(database: Database, plugins: readonly ProvgraphPl
     operations: new OperationReader(db),
     registry,
     recorder: new ExecutionRecorder(db, registry, plugins),
+    lineage: createLineageServices(database),
+    graphViews: new GraphViews(db),
   };
 }

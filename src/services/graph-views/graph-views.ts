@@ -1,4 +1,4 @@
-import type { Database, Db } from "../../db/client";
+import type { Db } from "../../db/client";
 import { InvalidArgumentError, NotFoundError } from "../errors";
 import type { ArtifactId, OperationId, RunId } from "../ids";
 import { type LinkDirection, type OperationKind, toArtifactRecord, toExecutionRecord } from "../records";
@@ -102,18 +102,6 @@ export class GraphViews {
           WHERE e."pipeline" = ${pipeline} AND e."step" <= ${upToStep}
           ORDER BY pe."id"`;
   }
-}
-
-const byDatabase = new WeakMap<Database, GraphViews>();
-
-/** The graph views over one database, created once per database (until Services carries them). */
-export function graphViewsOf(database: Database): GraphViews {
-  let views = byDatabase.get(database);
-  if (!views) {
-    views = new GraphViews(database.prisma);
-    byDatabase.set(database, views);
-  }
-  return views;
 }
 
 /** PipelineStep.inputRoles / outputRoles: JSON `[{ role, artifactType }]`. */
