@@ -5,14 +5,16 @@ import RelayPlugin from "@pothos/plugin-relay";
 import type { GraphQLContext } from "./schema/context";
 import { decodeNodeId, encodeNodeId } from "./schema/node-ids";
 
-export const builder = new SchemaBuilder<{
+interface SchemaConfig {
   Context: GraphQLContext;
   DefaultFieldNullability: false;
   Scalars: {
     JSON: { Input: unknown; Output: unknown };
     DateTime: { Input: Date; Output: Date | string };
   };
-}>({
+}
+
+export const builder = new SchemaBuilder<SchemaConfig>({
   plugins: [ErrorsPlugin, RelayPlugin, DataloaderPlugin],
   defaultFieldNullability: false,
   relay: {
@@ -26,3 +28,6 @@ export const builder = new SchemaBuilder<{
   },
   errors: { defaultTypes: [] },
 });
+
+/** The builder's resolved type parameters, for helpers that take Pothos builders (e.g. shared argument sets). */
+export type BuilderTypes = PothosSchemaTypes.ExtendDefaultTypes<SchemaConfig>;

@@ -1,7 +1,7 @@
-import { createContextCache } from "@pothos/core";
+import { type ArgBuilder, createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
-import { builder } from "../builder";
+import { builder, type BuilderTypes } from "../builder";
 import type { Closure, ClosureEdge, ClosureNode, ClosureQuery } from "../services/closure";
 import type { ArtifactId } from "../services/ids";
 import {
@@ -229,6 +229,19 @@ export const CLOSURE_DESCRIPTIONS = {
   first: "Most artifacts to return besides the root, nearest first: default 10,000, at most 50,000 (above is PAGE_SIZE).",
 };
 
+/** The arguments every closure field takes (lineage, provJson). */
+export function closureArgs(arg: ArgBuilder<BuilderTypes>) {
+  return {
+    artifactId: arg.id({ required: true }),
+    direction: arg({ type: LineageDirectionEnum, defaultValue: "UPSTREAM" }),
+    maxDepth: arg.int({ description: CLOSURE_DESCRIPTIONS.maxDepth }),
+    artifactTypes: arg.stringList({ description: CLOSURE_DESCRIPTIONS.artifactTypes }),
+    stepBoundaryOnly: arg.boolean({ defaultValue: false, description: CLOSURE_DESCRIPTIONS.stepBoundaryOnly }),
+    asOf: arg({ type: "DateTime", description: CLOSURE_DESCRIPTIONS.asOf }),
+    first: arg.int({ description: CLOSURE_DESCRIPTIONS.first }),
+  };
+}
+
 export function closureQueryFrom(
   args: {
     artifactId: string | number;
@@ -279,15 +292,7 @@ builder.queryFields((t) => ({
     description:
       "The transitive closure of an artifact: its ancestors (UPSTREAM) or descendants (DOWNSTREAM), nearest first, with the edges among them. " +
       "Runs as one recursive query; when more artifacts match than `first`, the nearest are kept and `truncated` is true.",
-    args: {
-      artifactId: t.arg.id({ required: true }),
-      direction: t.arg({ type: LineageDirectionEnum, defaultValue: "UPSTREAM" }),
-      maxDepth: t.arg.int({ description: CLOSURE_DESCRIPTIONS.maxDepth }),
-      artifactTypes: t.arg.stringList({ description: CLOSURE_DESCRIPTIONS.artifactTypes }),
-      stepBoundaryOnly: t.arg.boolean({ defaultValue: false, description: CLOSURE_DESCRIPTIONS.stepBoundaryOnly }),
-      asOf: t.arg({ type: "DateTime", description: CLOSURE_DESCRIPTIONS.asOf }),
-      first: t.arg.int({ description: CLOSURE_DESCRIPTIONS.first }),
-    },
+    args: closureArgs(t.arg),
     resolve: async (_root, args, ctx, info) => {
       const recordsRead = needsArtifactRecords(info);
       const query = { ...closureQueryFrom(args, recordsRead), edgeDetails: needsEdgeDetails(info) };
