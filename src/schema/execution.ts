@@ -1,7 +1,10 @@
+import { createContextCache } from "@pothos/core";
+import DataLoader from "dataloader";
 import { builder } from "../builder";
 import { NodeInterface, registerNodeLoader } from "./node";
 import { isIdOfKind, type RunId } from "../services/ids";
-import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type ReplayPins } from "../services/records";
+import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type LinkDirection, type ReplayPins } from "../services/records";
+import type { GraphQLContext } from "./context";
 import { ArtifactRef } from "./artifact";
 import { resolveKeysetConnection } from "./connection-page";
 import { loadOrNotFound, runIdArg, specIdArg } from "./id-args";
@@ -27,6 +30,15 @@ const ExecutionArtifactLink = builder.objectRef<ExecutionLinkRecord>("ExecutionA
     artifact: t.field({ type: ArtifactRef, resolve: (link) => link.artifactId }),
   }),
 });
+
+// One loader per request and direction (one statement however many executions a query reaches);
+// the recording mutation primes them with what it just wrote.
+const consumedLinks = createContextCache((ctx: GraphQLContext) => new DataLoader<RunId, ExecutionLinkRecord[]>((runIds) => ctx.services.executions.links(runIds, "CONSUMED")));
+const producedLinks = createContextCache((ctx: GraphQLContext) => new DataLoader<RunId, ExecutionLinkRecord[]>((runIds) => ctx.services.executions.links(runIds, "PRODUCED")));
+
+export function executionLinks(ctx: GraphQLContext, direction: LinkDirection): DataLoader<RunId, ExecutionLinkRecord[]> {
+  return direction === "CONSUMED" ? consumedLinks(ctx) : producedLinks(ctx);
+}
 
 export const ExecutionRef = builder.loadableObjectRef<ExecutionRecord, string>("Execution", {
   load: (ids: string[], ctx) => loadOrNotFound("execution", (keys) => ctx.services.executions.byRunIds(keys as RunId[]))(ids),
@@ -56,17 +68,15 @@ ExecutionRef.implement({
       description: "The composite execution this one ran inside, if any.",
       resolve: (execution) => execution.parentRunId,
     }),
-    inputs: t.loadableList({
-      type: ExecutionArtifactLink,
+    inputs: t.field({
+      type: [ExecutionArtifactLink],
       description: "Artifacts consumed [prov:used], by role.",
-      load: (runIds: RunId[], ctx) => ctx.services.executions.links(runIds, "CONSUMED"),
-      resolve: (execution) => execution.runId,
+      resolve: (execution, _args, ctx) => executionLinks(ctx, "CONSUMED").load(execution.runId),
     }),
-    outputs: t.loadableList({
-      type: ExecutionArtifactLink,
+    outputs: t.field({
+      type: [ExecutionArtifactLink],
       description: "Artifacts produced [prov:wasGeneratedBy], by role.",
-      load: (runIds: RunId[], ctx) => ctx.services.executions.links(runIds, "PRODUCED"),
-      resolve: (execution) => execution.runId,
+      resolve: (execution, _args, ctx) => executionLinks(ctx, "PRODUCED").load(execution.runId),
     }),
   }),
 });

@@ -1,7 +1,8 @@
 import { builder } from "../builder";
 import type { ExecutionRecord } from "../services/records";
 import { ArtifactValidationError, LineageCompletenessError, LineageIntegrityError, OperationDeclarationError } from "./errors";
-import { ExecutionRef, ExecutionStatusEnum } from "./execution";
+import { ArtifactRef } from "./artifact";
+import { executionLinks, ExecutionRef, ExecutionStatusEnum } from "./execution";
 import { GroupByEnum, OperationKindEnum, OperationRef } from "./operation";
 
 const LineageSourceInput = builder.inputType("LineageSourceInput", {
@@ -125,13 +126,19 @@ builder.mutationFields((t) => ({
       union: { name: "RecordExecutionResult" },
     },
     resolve: async (_root, { input }, ctx) => {
-      const { execution, edges } = await ctx.services.recorder.record({
+      const recorded = await ctx.services.recorder.record({
         ...input,
         inputs: input.inputs.map((role) => ({ role: role.role, artifactIds: role.artifactIds.map(String) })),
         lineage: input.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String) })),
         parentRunId: input.parentRunId == null ? null : String(input.parentRunId),
       });
-      return { execution, edgeCount: edges.length };
+      // The response reads back what was just written: answer it from the recording, not the database.
+      const { execution, links, artifacts } = recorded;
+      ExecutionRef.getDataloader(ctx).prime(execution.runId, execution);
+      executionLinks(ctx, "CONSUMED").prime(execution.runId, links.consumed);
+      executionLinks(ctx, "PRODUCED").prime(execution.runId, links.produced);
+      for (const artifact of artifacts) ArtifactRef.getDataloader(ctx).prime(artifact.id, artifact);
+      return { execution, edgeCount: recorded.edges.length };
     },
   }),
 }));

@@ -183,6 +183,48 @@ describe("recording executions through GraphQL", () => {
     expect(second.outputIds).toEqual(first.outputIds);
   });
 
+  test("the response is answered from what was recorded: selecting outputs and their artifacts costs no statement", async () => {
+    const request = (name: string) => ({
+      operation: "transform",
+      operationVersion: "1",
+      inputs: [{ role: "data", artifactIds: [samples["sample_001.csv"]] }],
+      outputs: [{ role: "result", artifacts: [draft(name)] }],
+    });
+    const statements = async (query: string, input: object) => {
+      const before = t.app.database.statementCount();
+      const res = await t.gql(query, { input });
+      expect(res.errors).toBeUndefined();
+      return { count: t.app.database.statementCount() - before, result: res.data!.recordExecution };
+    };
+    await statements(`mutation($input: RecordExecutionInput!) { recordExecution(input: $input) { __typename } }`, request("sample_001_p0.csv")); // operation now cached
+    const minimal = await statements(`mutation($input: RecordExecutionInput!) { recordExecution(input: $input) { __typename } }`, request("sample_001_p1.csv"));
+    const full = await statements(
+      `mutation($input: RecordExecutionInput!) { recordExecution(input: $input) { ... on RecordExecutionPayload { execution { runId status inputs { role artifact { id originalName } } outputs { role artifact { id originalName contentHash } } } } } }`,
+      request("sample_001_p2.csv"),
+    );
+    expect(full.count).toBe(minimal.count);
+    expect(full.result.execution.outputs).toEqual([{ role: "result", artifact: { id: expect.stringMatching(/^art_/), originalName: "sample_001_p2.csv", contentHash: draft("sample_001_p2.csv").contentHash } }]);
+    expect(full.result.execution.inputs).toEqual([{ role: "data", artifact: { id: samples["sample_001.csv"], originalName: "sample_001.csv" } }]);
+  });
+
+  test("content recorded again under another name keeps its artifact, and the response shows it as stored", async () => {
+    const first = await recordOk(t, {
+      operation: "transform",
+      operationVersion: "1",
+      inputs: [{ role: "data", artifactIds: [samples["sample_002.csv"]] }],
+      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v1.csv", contentHash: "sha256:same-bytes" }] }],
+    });
+    const again = await recordExecution(t, {
+      operation: "transform",
+      operationVersion: "1",
+      inputs: [{ role: "data", artifactIds: [samples["sample_002.csv"]] }],
+      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v2.csv", contentHash: "sha256:same-bytes" }] }],
+    });
+    expect(again.execution.outputs).toEqual([
+      { role: "result", position: 0, artifact: { id: first.outputIds["sample_002_v1.csv"], originalName: "sample_002_v1.csv", artifactType: "csv" } },
+    ]);
+  });
+
   test("pipeline and step are recorded in the steps table, with the data flow between steps", async () => {
     const produced = await recordOk(t, {
       operation: "generate",

@@ -5,7 +5,8 @@ import type { DbTx } from "../../db/client";
  * Multi-row INSERTs through the transaction's $executeRaw: the typed createMany costs 5–7× on
  * this hot path (../shared/notes/prisma-write-throughput.md). Portable SQL (quoted identifiers,
  * ON CONFLICT DO NOTHING) for SQLite and PostgreSQL; rows are chunked under both databases'
- * bind-variable limits.
+ * bind-variable limits. With `returning`, the named column of the rows actually inserted is
+ * returned (with ignoreConflicts: which rows were new).
  */
 const MAX_BIND_VARIABLES = 30_000;
 
@@ -14,15 +15,22 @@ export async function insertRows(
   table: string,
   columns: readonly string[],
   rows: readonly unknown[][],
-  options: { ignoreConflicts?: boolean } = {},
-): Promise<void> {
-  if (rows.length === 0) return;
+  options: { ignoreConflicts?: boolean; returning?: string } = {},
+): Promise<string[]> {
+  if (rows.length === 0) return [];
   const perStatement = Math.max(1, Math.floor(MAX_BIND_VARIABLES / columns.length));
   const head = Prisma.raw(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES `);
-  const tail = Prisma.raw(options.ignoreConflicts ? " ON CONFLICT DO NOTHING" : "");
+  const tail = Prisma.raw((options.ignoreConflicts ? " ON CONFLICT DO NOTHING" : "") + (options.returning ? ` RETURNING "${options.returning}"` : ""));
+  const returned: string[] = [];
   for (let start = 0; start < rows.length; start += perStatement) {
     const chunk = rows.slice(start, start + perStatement);
-    const values = Prisma.join(chunk.map((row) => Prisma.sql`(${Prisma.join(row)})`));
-    await tx.$executeRaw(Prisma.sql`${head}${values}${tail}`);
+    const statement = Prisma.sql`${head}${Prisma.join(chunk.map((row) => Prisma.sql`(${Prisma.join(row)})`))}${tail}`;
+    if (!options.returning) {
+      await tx.$executeRaw(statement);
+      continue;
+    }
+    const key = options.returning;
+    for (const row of await tx.$queryRaw<Record<string, unknown>[]>(statement)) returned.push(String(row[key]));
   }
+  return returned;
 }

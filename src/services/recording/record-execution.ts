@@ -3,8 +3,8 @@ import type { DraftExecution, LineageMapping, ProvgraphPlugin, ProvenanceEdgeDra
 import type { Db, DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { InvalidArgumentError, InvalidIdError, NotFoundError } from "../errors";
-import { artifactIdFor, isIdOfKind, newRunId, type RunId, specIdFrom, type SpecId } from "../ids";
-import { EXECUTION_STATUSES, type ExecutionRecord, type ExecutionStatus, type OperationRecord } from "../records";
+import { type ArtifactId, artifactIdFor, isIdOfKind, newRunId, type RunId, specIdFrom, type SpecId } from "../ids";
+import { type ArtifactRecord, EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type ExecutionStatus, type OperationRecord, toArtifactRecord } from "../records";
 import { buildEdges } from "./build-edges";
 import { insertRows } from "./bulk-insert";
 import { declarationOf, type OperationRegistry } from "./operation-registry";
@@ -32,6 +32,10 @@ export interface RecordExecutionRequest {
 export interface RecordedExecution {
   execution: ExecutionRecord;
   edges: ProvenanceEdgeDraft[];
+  /** What the execution used and produced, as the read side would return them. */
+  links: { consumed: ExecutionLinkRecord[]; produced: ExecutionLinkRecord[] };
+  /** The stored input artifacts, and the artifacts this recording created (not outputs whose content was already stored). */
+  artifacts: ArtifactRecord[];
 }
 
 /** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
@@ -56,8 +60,8 @@ export class ExecutionRecorder {
     const runId = newRunId();
     const specId = specIdOf(operation, request);
     const recordedAt = new Date();
-    const edges = await this.db.$transaction(async (tx) => {
-      const draft = await buildDraft(tx, operation, request, runId, specId);
+    const { draft, edges, created, inputs } = await this.db.$transaction(async (tx) => {
+      const { draft, inputs } = await buildDraft(tx, operation, request, runId, specId);
       const port = prismaReadPort(tx);
       const mappings: LineageMapping[] = [];
       const mapped = new Set<string>();
@@ -71,11 +75,20 @@ export class ExecutionRecorder {
       const built = await buildEdges(draft, mappings, port);
       for (const plugin of this.plugins) if (plugin.stage === "validate") await plugin.validate(draft, { mappings, edges: built, port });
       for (const plugin of this.plugins) if (plugin.stage === "propagate") await plugin.propagate(draft, { edges: built, port });
-      await stage(tx, draft, operation, request, built, recordedAt);
+      const created = await stage(tx, draft, operation, request, built, recordedAt);
       if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
-      return built;
+      return { draft, edges: built, created: new Set(created), inputs };
     }, TRANSACTION_OPTIONS);
+    const link = (a: { id: string; role: string; index: number }): ExecutionLinkRecord => ({ runId, artifactId: a.id as ArtifactId, role: a.role, position: a.index });
+    const byRoleAndPosition = (a: ExecutionLinkRecord, b: ExecutionLinkRecord) => (a.role < b.role ? -1 : a.role > b.role ? 1 : a.position - b.position);
     return {
+      links: { consumed: draft.inputs.map(link).sort(byRoleAndPosition), produced: draft.outputs.map(link).sort(byRoleAndPosition) },
+      artifacts: [
+        ...inputs,
+        ...draft.outputs
+          .filter((o) => created.has(o.id))
+          .map((o) => ({ id: o.id as ArtifactId, artifactType: o.artifactType!, contentHash: o.contentHash, originalName: o.originalName, metadata: o.metadata, dataset: null, createdAt: recordedAt })),
+      ],
       execution: {
         runId,
         specId,
@@ -130,11 +143,16 @@ function checkRequestShape(request: RecordExecutionRequest): void {
   if (request.startedAt && request.endedAt && request.endedAt < request.startedAt) throw new InvalidArgumentError("endedAt", "is before startedAt");
 }
 
-async function buildDraft(tx: DbTx, operation: OperationRecord, request: RecordExecutionRequest, runId: RunId, specId: SpecId): Promise<DraftExecution> {
+async function buildDraft(
+  tx: DbTx,
+  operation: OperationRecord,
+  request: RecordExecutionRequest,
+  runId: RunId,
+  specId: SpecId,
+): Promise<{ draft: DraftExecution; inputs: ArtifactRecord[] }> {
   const inputIds = [...new Set(request.inputs.flatMap((i) => i.artifactIds))];
-  const stored = new Map(
-    (await tx.artifact.findMany({ where: { id: { in: inputIds } }, select: { id: true, artifactType: true, originalName: true } })).map((a) => [a.id, a]),
-  );
+  const inputs = inputIds.length === 0 ? [] : (await tx.artifact.findMany({ where: { id: { in: inputIds } } })).map(toArtifactRecord);
+  const stored = new Map(inputs.map((a) => [a.id as string, a]));
   for (const { role, artifactIds } of request.inputs) {
     const missing = artifactIds.filter((id) => !stored.has(id));
     if (missing.length > 0) {
@@ -145,7 +163,7 @@ async function buildDraft(tx: DbTx, operation: OperationRecord, request: RecordE
     throw new NotFoundError("execution", request.parentRunId, "parentRunId");
   }
   const outputTypes = new Map(operation.outputs.map((role) => [role.role, role.artifactType]));
-  return {
+  const draft: DraftExecution = {
     runId,
     specId,
     operation: declarationOf(operation),
@@ -173,19 +191,21 @@ async function buildDraft(tx: DbTx, operation: OperationRecord, request: RecordE
     step: request.step ?? null,
     parentRunId: request.parentRunId ?? null,
   };
+  return { draft, inputs };
 }
 
 const json = (value: unknown) => (value === null || value === undefined ? null : canonicalJson(value));
 
 // Seed "staging-commit": artifacts (existing content is kept as it is: provenance is immutable),
-// then the execution, its links, and its edges, all in the caller's transaction.
-async function stage(tx: DbTx, draft: DraftExecution, operation: OperationRecord, request: RecordExecutionRequest, edges: ProvenanceEdgeDraft[], at: Date): Promise<void> {
-  await insertRows(
+// then the execution, its links, and its edges, all in the caller's transaction. Returns the ids
+// of the artifacts it created.
+async function stage(tx: DbTx, draft: DraftExecution, operation: OperationRecord, request: RecordExecutionRequest, edges: ProvenanceEdgeDraft[], at: Date): Promise<string[]> {
+  const created = await insertRows(
     tx,
     "Artifact",
     ["id", "artifactType", "contentHash", "originalName", "metadata", "createdAt"],
     draft.outputs.map((o) => [o.id, o.artifactType, o.contentHash, o.originalName, json(o.metadata), at]),
-    { ignoreConflicts: true },
+    { ignoreConflicts: true, returning: "id" },
   );
   const pins = request.pins ?? {};
   await insertRows(
@@ -223,4 +243,5 @@ async function stage(tx: DbTx, draft: DraftExecution, operation: OperationRecord
     ["sourceId", "targetId", "runId", "kind", "groupId", "stepBoundary", "sourceType", "targetType", "createdAt"],
     edges.map((e) => [e.sourceId, e.targetId, e.runId, e.kind, e.groupId, e.stepBoundary, e.sourceType, e.targetType, at]),
   );
+  return created;
 }
