@@ -415,7 +415,29 @@ describe("a rejected execution is a typed error and writes nothing", () => {
   });
 
   test("a failure after some rows were staged rolls all of them back", async () => {
-    // The step conflict is found after the artifacts, execution, links and edges were written.
+    // A trigger makes the last write (the edges) fail, after artifacts, execution and links were written.
+    const database = t.app.database;
+    if (database.provider === "sqlite") {
+      await database.prisma.$executeRawUnsafe(
+        `CREATE TRIGGER poison_edge BEFORE INSERT ON "ProvenanceEdge" WHEN NEW."targetType" = 'poison' BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`,
+      );
+    } else {
+      await database.prisma.$executeRawUnsafe(
+        `CREATE FUNCTION poison_edge() RETURNS trigger AS $$ BEGIN IF NEW."targetType" = 'poison' THEN RAISE EXCEPTION 'simulated failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      );
+      await database.prisma.$executeRawUnsafe(`CREATE TRIGGER poison_edge BEFORE INSERT ON "ProvenanceEdge" FOR EACH ROW EXECUTE FUNCTION poison_edge()`);
+    }
+    await registerOperation(t, { ...transform, name: "poisoned", outputs: [{ role: "result", artifactType: "poison", inferLineageFrom: { inputs: ["data"] } }] });
+    const before = await tableCounts(t);
+    const res = await t.gql(`mutation($input: RecordExecutionInput!) { recordExecution(input: $input) { __typename } }`, {
+      input: { ...transformOf([inputs["a_1.csv"]], [draft("a_1_poison.csv")], { pipeline: "r", step: 0 }), operation: "poisoned" },
+    });
+    expect(errorCodes(res)).toEqual(["INTERNAL_SERVER_ERROR"]);
+    expect(res.errors![0].message).toBe("Unexpected error.");
+    expect(await tableCounts(t)).toEqual(before);
+  });
+
+  test("a step conflict is found before anything is staged", async () => {
     await recordOk(t, transformOf([inputs["a_1.csv"]], [draft("a_1_s.csv")], { pipeline: "q", step: 0 }));
     const before = await tableCounts(t);
     const res = await t.gql(`mutation($input: RecordExecutionInput!) { recordExecution(input: $input) { __typename } }`, {

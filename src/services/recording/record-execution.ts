@@ -75,8 +75,10 @@ export class ExecutionRecorder {
       const built = await buildEdges(draft, mappings, port);
       for (const plugin of this.plugins) if (plugin.stage === "validate") await plugin.validate(draft, { mappings, edges: built, port });
       for (const plugin of this.plugins) if (plugin.stage === "propagate") await plugin.propagate(draft, { edges: built, port });
-      const created = await stage(tx, draft, operation, request, built, recordedAt);
+      // The step is checked (and recorded) before staging: once rows are staged nothing expected can
+      // fail, so readers sharing SQLite's one connection never see rows that are then rolled back.
       if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
+      const created = await stage(tx, draft, operation, request, built, recordedAt);
       return { draft, edges: built, created: new Set(created), inputs };
     }, TRANSACTION_OPTIONS);
     const link = (a: { id: string; role: string; index: number }): ExecutionLinkRecord => ({ runId, artifactId: a.id as ArtifactId, role: a.role, position: a.index });
