@@ -82,7 +82,7 @@ function random(seed: number): () => number {
 const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
 /** Bump when the generator changes: a store on disk is reused only when its manifest matches. */
-const GENERATOR_VERSION = 3;
+const GENERATOR_VERSION = 4; // 4: covering edge indexes (migration edge_covering_indexes)
 
 interface StoreManifest {
   version: number;
