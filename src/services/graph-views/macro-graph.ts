@@ -53,6 +53,13 @@ export function buildMacroGraph(pipeline: string, steps: readonly PipelineStepIn
   const nodes: DraftNode<MacroGraphNode>[] = [];
   const edges: DraftEdge[] = [];
   const keys = new Set<string>();
+  /** Adds a role's data node once; false when the key is taken already. */
+  const addRoleNode = (key: string, role: StepRole, column: number, step: number | null): boolean => {
+    if (keys.has(key)) return false;
+    keys.add(key);
+    nodes.push({ type: "PIPELINE_ROLE", kind: "DATA", key, label: role.role, column, step, role: role.role, artifactType: role.artifactType, pipelineInput: step === null });
+    return true;
+  };
 
   for (const step of steps) {
     const i = indexOf(step.step);
@@ -68,19 +75,7 @@ export function buildMacroGraph(pipeline: string, steps: readonly PipelineStepIn
     });
     for (const output of step.outputRoles) {
       const key = macroNodeKey.output(step.step, output.role);
-      if (keys.has(key)) continue;
-      keys.add(key);
-      nodes.push({
-        type: "PIPELINE_ROLE",
-        kind: "DATA",
-        key,
-        label: output.role,
-        column: dataColumn(i),
-        step: step.step,
-        role: output.role,
-        artifactType: output.artifactType,
-        pipelineInput: false,
-      });
+      if (!addRoleNode(key, output, dataColumn(i), step.step)) continue;
       edges.push({ from: stepKey, to: key, kind: "WAS_GENERATED_BY", role: output.role, derivation: null, step: step.step });
     }
   }
@@ -101,19 +96,7 @@ export function buildMacroGraph(pipeline: string, steps: readonly PipelineStepIn
     for (const input of step.inputRoles) {
       if (fedRoles.has(`${step.step}\u0000${input.role}`)) continue;
       const key = macroNodeKey.input(step.step, input.role);
-      if (keys.has(key)) continue;
-      keys.add(key);
-      nodes.push({
-        type: "PIPELINE_ROLE",
-        kind: "DATA",
-        key,
-        label: input.role,
-        column: PIPELINE_INPUT_COLUMN,
-        step: null,
-        role: input.role,
-        artifactType: input.artifactType,
-        pipelineInput: true,
-      });
+      if (!addRoleNode(key, input, PIPELINE_INPUT_COLUMN, null)) continue;
       edges.push({ from: key, to: macroNodeKey.step(step.step), kind: "USED", role: input.role, derivation: null, step: step.step });
     }
   }
