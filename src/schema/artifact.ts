@@ -1,9 +1,9 @@
 import { builder } from "../builder";
-import { NodeInterface, registerNodeLoader } from "./node";
+import { loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import type { ArtifactId } from "../services/ids";
 import type { ArtifactRecord, DatasetRef } from "../services/records";
 import { ExecutionRef } from "./execution";
-import { artifactIdArg, loadOrNotFound } from "./id-args";
+import { artifactIdArg } from "./id-args";
 
 const DatasetRefObject = builder.objectRef<DatasetRef>("Dataset").implement({
   description: "The dataset an artifact is a version of (OpenLineage namespace and name).",

@@ -1,13 +1,13 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import { builder } from "../builder";
-import { NodeInterface, registerNodeLoader } from "./node";
+import { loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import { isIdOfKind, type RunId } from "../services/ids";
 import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type LinkDirection, type ReplayPins } from "../services/records";
 import type { GraphQLContext } from "./context";
 import { ArtifactRef } from "./artifact";
 import { resolveKeysetConnection } from "./connection-page";
-import { loadOrNotFound, runIdArg, specIdArg } from "./id-args";
+import { runIdArg, specIdArg } from "./id-args";
 import { OperationRef } from "./operation";
 
 export const ExecutionStatusEnum = builder.enumType("ExecutionStatus", { values: EXECUTION_STATUSES });

@@ -1,4 +1,5 @@
 import { builder } from "../builder";
+import { NotFoundError } from "../services/errors";
 import type { ArtifactRecord, ExecutionRecord, OperationRecord } from "../services/records";
 import type { GraphQLContext } from "./context";
 import { decodeNodeId } from "./node-ids";
@@ -21,6 +22,14 @@ export const NodeInterface = builder.interfaceRef<NodeShape>("Node").implement({
   }),
   resolveType: (node) => ("runId" in node ? "Execution" : "contentHash" in node ? "Artifact" : "Operation"),
 });
+
+/** A DataLoader batch for a node type: the found records in key order, a NOT_FOUND error for each missing key. */
+export function loadOrNotFound<T>(kind: string, load: (ids: string[]) => Promise<(T | null)[]>) {
+  return async (ids: string[]): Promise<(T | NotFoundError)[]> => {
+    const found = await load(ids);
+    return found.map((record, i) => record ?? new NotFoundError(kind, ids[i]));
+  };
+}
 
 /** Loaders per node type, registered by the type files (keeps this file free of their imports). */
 const loaders = new Map<string, (context: GraphQLContext) => { load(id: string): Promise<NodeShape> }>();

@@ -1,10 +1,9 @@
 import { builder } from "../builder";
-import { NodeInterface, registerNodeLoader } from "./node";
+import { loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import { NotFoundError } from "../services/errors";
 import type { OperationId } from "../services/ids";
 import { GROUP_BY_MODES, type LineageSource, OPERATION_KINDS, type OperationRecord, type RoleRecord } from "../services/records";
 import { resolveKeysetConnection } from "./connection-page";
-import { loadOrNotFound } from "./id-args";
 
 export const OperationKindEnum = builder.enumType("OperationKind", {
   values: OPERATION_KINDS,
