@@ -27,7 +27,10 @@ export interface OperationDeclaration {
   name: string;
   version: string;
   kind: OperationKind;
-  /** ZIP: the i-th artifact of every input role forms group i; the first input role is the primary one. */
+  /**
+   * ZIP: the i-th artifact of every input role forms group i. An output is stem-matched against its
+   * primary role only (the first role its inferLineageFrom names); the other roles give the co-inputs.
+   */
   groupBy: GroupByMode | null;
   inputs: RoleDeclaration[];
   outputs: RoleDeclaration[];

@@ -41,6 +41,28 @@ test("stem inference with ZIP: the match at index 1 of the primary role pairs wi
   expect(mappings).toEqual([{ output: "s_1_diff.csv", sources: [{ input: "art_l1" }, { input: "art_r1" }], kind: "CO_INPUT", capturedBy: "stem-lineage-inference" }]);
 });
 
+test("stem inference with ZIP searches the primary role only: a same-stem partner in another role is no rival", async () => {
+  const sameStems: DraftExecution = {
+    ...zipDraft,
+    // Both roles named: the first, left, is the primary one.
+    operation: { ...zipDraft.operation, outputs: [{ role: "diff", artifactType: "csv", required: true, inferLineageFrom: { from: "INPUTS", roles: ["left", "right"] } }] },
+    inputs: [
+      { id: "art_l0", role: "left", index: 0, artifactType: "csv", originalName: "s1.csv" },
+      { id: "art_l1", role: "left", index: 1, artifactType: "csv", originalName: "s2.csv" },
+      { id: "art_r0", role: "right", index: 0, artifactType: "csv", originalName: "s1.json" },
+      { id: "art_r1", role: "right", index: 1, artifactType: "csv", originalName: "s2.json" },
+    ],
+    outputs: [
+      { id: "art_d0", role: "diff", index: 0, originalName: "s1_diff.csv", contentHash: "h0", artifactType: "csv", metadata: null },
+      { id: "art_d1", role: "diff", index: 1, originalName: "s2_diff.csv", contentHash: "h1", artifactType: "csv", metadata: null },
+    ],
+  };
+  expect(await stemLineageInference.capture(sameStems, { alreadyMapped: new Set(), port: memoryPort([]) })).toEqual([
+    { output: "s1_diff.csv", sources: [{ input: "art_l0" }, { input: "art_r0" }], kind: "CO_INPUT", capturedBy: "stem-lineage-inference" },
+    { output: "s2_diff.csv", sources: [{ input: "art_l1" }, { input: "art_r1" }], kind: "CO_INPUT", capturedBy: "stem-lineage-inference" },
+  ]);
+});
+
 test("stem inference leaves outputs an earlier plugin mapped", async () => {
   expect(await stemLineageInference.capture(zipDraft, { alreadyMapped: new Set(["s_1_diff.csv"]), port: memoryPort([]) })).toEqual([]);
 });
