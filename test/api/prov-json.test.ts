@@ -1,5 +1,6 @@
 import { artifactIdFor, newRunId, type RunId, specIdFrom } from "../../src/services/ids";
 import { type SeededGraph, seedGraph } from "../support/lineage-graph";
+import { sha256Of } from "../support/content-hash";
 import { seedOperation } from "../support/seed";
 import { createTestApp, errorCodes, type TestApp } from "../support/test-app";
 
@@ -79,7 +80,7 @@ describe("provJson", () => {
   const entity = (name: string, type: string) => ({
     "prov:label": `prov/${name}`,
     "provgraph:artifactType": type,
-    "provgraph:contentHash": `sha256:${Buffer.from(`${type}/prov/${name}`).toString("hex")}`,
+    "provgraph:contentHash": sha256Of(`${type}/prov/${name}`),
     "provgraph:createdAt": { $: created.toISOString(), type: "xsd:dateTime" },
   });
 

@@ -1,5 +1,5 @@
 import { createTestApp, errorCodes, type TestApp } from "../support/test-app";
-import { draft, edgesByName, recordExecution, recordOk, registerOperation, tableCounts } from "../support/recording";
+import { draft, edgesByName, recordExecution, recordOk, registerOperation, sha256Of, tableCounts } from "../support/recording";
 
 const generator = {
   name: "generate",
@@ -212,13 +212,13 @@ describe("recording executions through GraphQL", () => {
       operation: "transform",
       operationVersion: "1",
       inputs: [{ role: "data", artifactIds: [samples["sample_002.csv"]] }],
-      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v1.csv", contentHash: "sha256:same-bytes" }] }],
+      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v1.csv", contentHash: sha256Of("same-bytes") }] }],
     });
     const again = await recordExecution(t, {
       operation: "transform",
       operationVersion: "1",
       inputs: [{ role: "data", artifactIds: [samples["sample_002.csv"]] }],
-      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v2.csv", contentHash: "sha256:same-bytes" }] }],
+      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v2.csv", contentHash: sha256Of("same-bytes") }] }],
     });
     expect(again.execution.outputs).toEqual([
       { role: "result", position: 0, artifact: { id: first.outputIds["sample_002_v1.csv"], originalName: "sample_002_v1.csv", artifactType: "csv" } },
@@ -381,7 +381,7 @@ describe("a rejected execution is a typed error and writes nothing", () => {
     ],
     [
       "two outputs with the same name",
-      () => transformOf([inputs["a_1.csv"]], [draft("a_1_t.csv"), { originalName: "a_1_t.csv", contentHash: "sha256:other" }]),
+      () => transformOf([inputs["a_1.csv"]], [draft("a_1_t.csv"), { originalName: "a_1_t.csv", contentHash: sha256Of("other") }]),
       { __typename: "LineageIntegrityError", rule: "DUPLICATE_DRAFT_NAME", output: "a_1_t.csv" },
     ],
     [
