@@ -34,6 +34,7 @@ const OutputRoleObject = builder.objectRef<RoleRecord>("OutputRole").implement({
   fields: (t) => ({
     role: t.exposeString("role"),
     artifactType: t.exposeString("artifactType"),
+    required: t.exposeBoolean("required", { description: "A COMPLETED execution reports at least one artifact in the role." }),
     inferLineageFrom: t.field({ type: LineageSourceObject, nullable: true, resolve: (r) => r.inferLineageFrom }),
   }),
 });

@@ -38,8 +38,8 @@ export class ExecutionRecorder {
     private readonly plugins: readonly ProvgraphPlugin[],
   ) {}
 
-  async record(request: RecordExecutionRequest): Promise<RecordedExecution> {
-    checkRequestShape(request);
+  async record(reported: RecordExecutionRequest): Promise<RecordedExecution> {
+    const request = checkRequestShape(reported);
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
     const runId = newRunId();
@@ -69,7 +69,7 @@ export class ExecutionRecorder {
     const link = (a: { id: string; role: string; index: number }): ExecutionLinkRecord => ({ runId, artifactId: a.id as ArtifactId, role: a.role, position: a.index });
     const byRoleAndPosition = (a: ExecutionLinkRecord, b: ExecutionLinkRecord) => (a.role < b.role ? -1 : a.role > b.role ? 1 : a.position - b.position);
     return {
-      links: { consumed: draft.inputs.map(link).sort(byRoleAndPosition), produced: draft.outputs.map(link).sort(byRoleAndPosition) },
+      links: { consumed: [...draft.inputs, ...draft.configInputs].map(link).sort(byRoleAndPosition), produced: draft.outputs.map(link).sort(byRoleAndPosition) },
       artifacts: [
         ...inputs,
         ...draft.outputs

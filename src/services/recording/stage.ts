@@ -45,7 +45,7 @@ export async function stage(tx: DbTx, draft: DraftExecution, operation: Operatio
     ],
   );
   await insertRows(tx, "ExecutionArtifact", ["runId", "artifactId", "direction", "role", "position"], [
-    ...draft.inputs.map((i) => [draft.runId, i.id, "CONSUMED", i.role, i.index]),
+    ...[...draft.inputs, ...draft.configInputs].map((i) => [draft.runId, i.id, "CONSUMED", i.role, i.index]),
     ...draft.outputs.map((o) => [draft.runId, o.id, "PRODUCED", o.role, o.index]),
   ]);
   await insertRows(
