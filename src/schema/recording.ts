@@ -8,7 +8,7 @@ import { GroupByEnum, OperationKindEnum, OperationRef } from "./operation";
 const LineageSourceInput = builder.inputType("LineageSourceInput", {
   description: "Exactly one of the two. {inputs: []} declares a generative output (an orphan).",
   fields: (t) => ({
-    inputs: t.stringList({ description: "Input roles whose artifacts are stem-matched against this output's." }),
+    inputs: t.stringList({ description: "Input roles whose artifacts are stem-matched against this output's. With groupBy ZIP, only the first (the primary role) is searched." }),
     outputs: t.stringList({ description: "Other output roles this output derives from (output-to-output)." }),
   }),
 });
