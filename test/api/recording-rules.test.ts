@@ -221,7 +221,7 @@ describe("rule 2: ZIP matches against the primary role only", () => {
 });
 
 describe("rule 3: the specId follows what decides the computation", () => {
-  test("ZIP pairs by position: right [B1, B2] and [B2, B1] are different requests (and pair differently)", async () => {
+  test("ZIP pairs by position: right [B1, B2] and [B2, B1] are different requests (and pair differently); the same pairs in another order are not", async () => {
     const a = await seed("csv", ["a1.csv", "a2.csv"]);
     const b = await seed("csv", ["b1.csv", "b2.csv"]);
     const request = (right: string[]) => ({
@@ -236,8 +236,17 @@ describe("rule 3: the specId follows what decides the computation", () => {
     const straight = await recordOk(t, request([b["b1.csv"], b["b2.csv"]]));
     const crossed = await recordOk(t, request([b["b2.csv"], b["b1.csv"]]));
     const again = await recordOk(t, request([b["b1.csv"], b["b2.csv"]]));
+    // The same pairs (a1, b1) and (a2, b2), listed the other way round, are the same request.
+    const samePairs = await recordOk(t, {
+      ...request([b["b2.csv"], b["b1.csv"]]),
+      inputs: [
+        { role: "left", artifactIds: [a["a2.csv"], a["a1.csv"]] },
+        { role: "right", artifactIds: [b["b2.csv"], b["b1.csv"]] },
+      ],
+    });
     expect(crossed.specId).not.toBe(straight.specId);
     expect(again.specId).toBe(straight.specId);
+    expect(samePairs.specId).toBe(straight.specId);
     expect(await edgesOf(straight.runId)).toEqual([
       ["a1.csv", "a1_d.csv", "CO_INPUT"],
       ["b1.csv", "a1_d.csv", "CO_INPUT"],
