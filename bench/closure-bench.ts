@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -82,7 +83,7 @@ function random(seed: number): () => number {
 const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
 /** Bump when the generator changes: a store on disk is reused only when its manifest matches. */
-const GENERATOR_VERSION = 4; // 4: covering edge indexes (migration edge_covering_indexes)
+const GENERATOR_VERSION = 5; // 4: covering edge indexes (migration edge_covering_indexes); 5: real sha256 content hashes
 
 interface StoreManifest {
   version: number;
@@ -123,7 +124,7 @@ async function openStore(file: string, shape: Shape, fresh: boolean, log: (line:
 /** The artifact at a position of the layered DAG. */
 function artifactAt(layer: number, position: number) {
   const type = TYPES[layer % TYPES.length];
-  const contentHash = `sha256:bench-${layer}-${position}`;
+  const contentHash = `sha256:${crypto.createHash("sha256").update(`bench-${layer}-${position}`).digest("hex")}`;
   return { id: artifactIdFor(type, contentHash), type, contentHash };
 }
 

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -34,7 +35,7 @@ const RECORD = `mutation($input: RecordExecutionInput!) {
   }
 }`;
 
-const hash = (name: string) => `sha256:${Buffer.from(name).toString("hex").padEnd(64, "0").slice(0, 64)}`;
+const hash = (name: string) => `sha256:${crypto.createHash("sha256").update(name).digest("hex")}`;
 const inputName = (set: number, j: number) => `in_${set}_${j}.csv`;
 const outputName = (i: number, j: number) => `in_${i % POOL}_${j}_run${i}.csv`;
 

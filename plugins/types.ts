@@ -11,13 +11,16 @@ export type OperationKind = "CREATOR" | "CURATOR";
 export type GroupByMode = "ZIP";
 export type EdgeKind = "INDEPENDENT" | "CO_INPUT" | "OUTPUT_TO_OUTPUT" | "CONFIG_REFERENCE";
 
+/** The role in which an execution uses the artifacts its params reference (`{"$artifact": id}`). */
+export const CONFIG_INPUT_ROLE = "$config";
+
 /** `{inputs: [roles]}`, `{outputs: [roles]}`; `{inputs: []}` is generative (an orphan); null = curator passthrough. */
 export type LineageSource = { from: "INPUTS"; roles: string[] } | { from: "OUTPUTS"; roles: string[] } | null;
 
 export interface RoleDeclaration {
   role: string;
   artifactType: string;
-  /** Inputs only: the role must hold at least one artifact. */
+  /** The role must hold at least one artifact (an output role: when the execution is COMPLETED). */
   required: boolean;
   /** Outputs only. */
   inferLineageFrom: LineageSource;
@@ -27,7 +30,10 @@ export interface OperationDeclaration {
   name: string;
   version: string;
   kind: OperationKind;
-  /** ZIP: the i-th artifact of every input role forms group i; the first input role is the primary one. */
+  /**
+   * ZIP: the i-th artifact of every input role forms group i. An output is stem-matched against its
+   * primary role only (the first role its inferLineageFrom names); the other roles give the co-inputs.
+   */
   groupBy: GroupByMode | null;
   inputs: RoleDeclaration[];
   outputs: RoleDeclaration[];
@@ -54,18 +60,30 @@ export interface OutputDraft {
   metadata: unknown;
 }
 
-/** An explicit mapping as reported: `output` names a draft, `sources` are artifact ids or output draft names. */
+/**
+ * An explicit mapping as reported: `output` names a draft, `sources` are artifact ids or output draft
+ * names. JOINT: the sources are one joint derivation (co-inputs when several); INDEPENDENT: each
+ * source alone explains the output (one derivation per source).
+ */
 export interface ExplicitLineage {
   output: string;
   sources: string[];
+  kind: "JOINT" | "INDEPENDENT";
 }
 
 export interface DraftExecution {
   runId: string;
   specId: string;
   operation: OperationDeclaration;
+  /** STARTED, RUNNING, COMPLETED, FAILED or ABORTED. */
+  status: string;
   params: unknown;
   inputs: InputArtifact[];
+  /**
+   * The stored artifacts `params` reference (`{"$artifact": id}`), sorted by id, in role
+   * CONFIG_INPUT_ROLE: the execution used them, but they are not lineage sources of its outputs.
+   */
+  configInputs: InputArtifact[];
   outputs: OutputDraft[];
   explicitLineage: ExplicitLineage[];
   pipeline: string | null;
@@ -87,6 +105,12 @@ export interface LineageMapping {
   kind: EdgeKind;
   /** Who produced it (a plugin name or "explicit"), for error messages and debugging. */
   capturedBy: string;
+  /**
+   * The declaration it comes from, when one declaration yields several independent derivations of an
+   * output (an INDEPENDENT explicit mapping: one per source). Two mappings of one output are a
+   * DUPLICATE_MAPPING unless they share capturedBy and entry. CONFIG_REFERENCE mappings are exempt.
+   */
+  entry?: string;
 }
 
 /** A built, enriched edge, ready to be staged (seed: ArtifactProvenanceEdge). */

@@ -2,14 +2,17 @@ import type { CapturePlugin, DraftExecution, EdgeKind, LineageMapping, SourceRef
 
 // Seed "Explicit lineage": a mapping names the exact sources of an output draft, bypassing stem inference.
 // Sources are input artifact ids, or output drafts (by originalName or final id); anything else is kept
-// as a stored-artifact reference for integrity validation to judge.
+// as a stored-artifact reference for integrity validation to judge. A JOINT mapping is one derivation
+// (several sources are co-inputs); an INDEPENDENT one gives each source a derivation of its own.
 export const explicitLineage: CapturePlugin = {
   name: "explicit-lineage",
   stage: "capture",
   capture(draft) {
-    return draft.explicitLineage.map((entry): LineageMapping => {
+    return draft.explicitLineage.flatMap((entry, i): LineageMapping[] => {
       const sources = entry.sources.map((source) => resolveSource(draft, source));
-      return { output: entry.output, sources, kind: kindOf(sources), capturedBy: "explicit" };
+      const mapping = (of: SourceRef[]): LineageMapping => ({ output: entry.output, sources: of, kind: kindOf(of), capturedBy: "explicit", entry: `lineage[${i}]` });
+      if (entry.kind === "INDEPENDENT" && sources.length > 1) return sources.map((source) => mapping([source]));
+      return [mapping(sources)];
     });
   },
 };

@@ -2,8 +2,10 @@ import type { CapturePlugin, DraftExecution, InputArtifact, LineageMapping, Outp
 import { createStemIndex } from "./stem";
 
 // Seed "How lineage is captured": each output role's drafts are stem-matched against the input roles
-// (or output roles) its inferLineageFrom names; with groupBy ZIP, a match at index i in the primary
-// role makes the i-th artifact of every input role a joint (co-input) source.
+// (or output roles) its inferLineageFrom names. With groupBy ZIP only the primary role (the first one
+// inferLineageFrom names) is searched, and a match at index i there makes the i-th artifact of every
+// other input role a joint (co-input) source: searching every role would make same-stem partners
+// (s1.csv beside s1.json) ambiguous at every level.
 export const stemLineageInference: CapturePlugin = {
   name: "stem-lineage-inference",
   stage: "capture",
@@ -22,11 +24,12 @@ export const stemLineageInference: CapturePlugin = {
 };
 
 function matchInputs(draft: DraftExecution, fromRoles: string[], drafts: OutputDraft[]): LineageMapping[] {
+  const zipped = draft.operation.groupBy === "ZIP";
+  const searched = zipped ? [fromRoles[0]] : fromRoles;
   const index = createStemIndex(
-    draft.inputs.filter((input) => fromRoles.includes(input.role)),
+    draft.inputs.filter((input) => searched.includes(input.role)),
     (input) => input.originalName,
   );
-  const zipped = draft.operation.groupBy === "ZIP";
   const mappings: LineageMapping[] = [];
   for (const output of drafts) {
     const match = index.match(output.originalName);
@@ -41,13 +44,14 @@ function matchInputs(draft: DraftExecution, fromRoles: string[], drafts: OutputD
   return mappings;
 }
 
-// Seed "How multi-input pairing works": the matched input plus every other input role's artifact at its index.
+// Seed "How multi-input pairing works": the matched input plus every other input role's artifact at its
+// index (an artifact paired with itself counts once).
 function coInputGroup(draft: DraftExecution, matched: InputArtifact): InputArtifact[] {
   const group = [matched];
   for (const role of draft.operation.inputs) {
     if (role.role === matched.role) continue;
     const partner = draft.inputs.find((input) => input.role === role.role && input.index === matched.index);
-    if (partner) group.push(partner);
+    if (partner && !group.some((member) => member.id === partner.id)) group.push(partner);
   }
   return group;
 }

@@ -21,13 +21,18 @@ export interface StemIndex<T> {
 
 const isAsciiDigit = (ch: string): boolean => ch >= "0" && ch <= "9";
 
-// Seed rule "stem matching: strip all extensions": basename, then cut at the first dot that is not the first character and has a non-dot after it.
+/** An extension: 1–10 ASCII letters and digits with at least one letter (`gz`, `mp4`, `7z`; not `2` or `0001`). */
+const EXTENSION = /^(?=[0-9]*[A-Za-z])[A-Za-z0-9]{1,10}$/;
+
+// Seed rule "stem matching: strip all extensions": basename, then strip trailing extensions one by one
+// (`archive.tar.gz.part` → `archive`). A dot-segment that is not an extension (`v1.2.3`, `S1.1_R1`,
+// `report 1.5`) stays in the stem, and a leading dot belongs to the name (`.bashrc`).
 export function stemOf(name: string): string {
-  const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1);
-  for (let i = 1; i < base.length - 1; i++) {
-    if (base[i] === "." && base[i + 1] !== ".") return base.slice(0, i);
+  let stem = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1);
+  for (let dot = stem.lastIndexOf("."); dot > 0 && EXTENSION.test(stem.slice(dot + 1)); dot = stem.lastIndexOf(".")) {
+    stem = stem.slice(0, dot);
   }
-  return base;
+  return stem;
 }
 
 // Seed rule "digit boundary": proper prefixes of the stem, longest first, skipping every cut that would drop a digit (index k of the stem).

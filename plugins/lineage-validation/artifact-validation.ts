@@ -1,7 +1,8 @@
 import { ArtifactValidationError } from "../errors";
 import type { DraftExecution } from "../types";
 
-// Seed "Artifact validation": required roles are present, artifact types match, no undeclared roles.
+// Seed "Artifact validation": required roles are present, artifact types match, no undeclared roles;
+// and a curator's undeclared outputs are passthroughs, so each must be one of its inputs.
 export function validateArtifacts(draft: DraftExecution): void {
   const { operation } = draft;
   const declaredInputs = new Map(operation.inputs.map((role) => [role.role, role]));
@@ -47,6 +48,13 @@ export function validateArtifacts(draft: DraftExecution): void {
   }
   for (const role of operation.outputs) {
     const drafts = draft.outputs.filter((o) => o.role === role.role);
+    // An execution that did not complete may not have produced everything.
+    if (role.required && drafts.length === 0 && draft.status === "COMPLETED") {
+      throw new ArtifactValidationError(
+        `required output role '${role.role}' has no artifacts: a COMPLETED execution of ${operation.name}@${operation.version} reports every required output role (declare the role required: false if it may be empty)`,
+        { rule: "MISSING_OUTPUT_ROLE", role: role.role },
+      );
+    }
     const hashes = drafts.map((o) => o.contentHash);
     const repeated = drafts.find((o, i) => hashes.indexOf(o.contentHash) !== i);
     if (repeated) {
@@ -57,6 +65,15 @@ export function validateArtifacts(draft: DraftExecution): void {
         candidates: drafts.filter((o) => o.contentHash === repeated.contentHash).map((o) => o.originalName),
       });
     }
+  }
+  const inputIds = new Set(draft.inputs.map((input) => input.id));
+  for (const output of draft.outputs) {
+    if (declaredOutputs.get(output.role)!.inferLineageFrom !== null || inputIds.has(output.id)) continue;
+    throw new ArtifactValidationError(
+      `output '${output.originalName}' of role '${output.role}' is not one of this execution's inputs (its id ${output.id} comes from its content hash and the role's type '${output.artifactType}'): ` +
+        `role '${output.role}' declares no inferLineageFrom, so ${operation.name}@${operation.version} passes inputs through unchanged. To record a new artifact there, declare inferLineageFrom on the role (in a new version of the operation)`,
+      { rule: "NOT_PASSTHROUGH", role: output.role, output: output.originalName, candidates: [...inputIds] },
+    );
   }
   if (operation.groupBy === "ZIP") {
     const counts = operation.inputs.map((role) => draft.inputs.filter((input) => input.role === role.role).length);

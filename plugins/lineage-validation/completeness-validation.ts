@@ -14,14 +14,16 @@ export function validateCompleteness(draft: DraftExecution, mappings: LineageMap
   if (unmapped.length === 0) return;
   const first = unmapped[0];
   const source = declared.get(first.role)!.inferLineageFrom!;
+  // What stem matching searched: with ZIP, the primary role only.
+  const searched = source.from === "INPUTS" && draft.operation.groupBy === "ZIP" ? source.roles.slice(0, 1) : source.roles;
   const candidates =
     source.from === "INPUTS"
-      ? draft.inputs.filter((input) => source.roles.includes(input.role)).map((input) => input.originalName)
-      : draft.outputs.filter((o) => source.roles.includes(o.role)).map((o) => o.originalName);
+      ? draft.inputs.filter((input) => searched.includes(input.role)).map((input) => input.originalName)
+      : draft.outputs.filter((o) => searched.includes(o.role)).map((o) => o.originalName);
   const names = unmapped.map((o) => o.originalName);
   throw new LineageCompletenessError(
     `no lineage for output${names.length > 1 ? "s" : ""} ${names.map((n) => `'${n}'`).join(", ")} of role '${first.role}': ` +
-      `no unique stem match among ${source.from.toLowerCase()} [${source.roles.join(", ")}] and no explicit mapping`,
+      `no unique stem match among ${source.from.toLowerCase()} [${searched.join(", ")}]${searched.length < source.roles.length ? " (the primary role of groupBy ZIP)" : ""} and no explicit mapping`,
     { rule: "NO_LINEAGE_MAPPING", role: first.role, output: first.originalName, outputs: names, candidates },
   );
 }

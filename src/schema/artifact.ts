@@ -1,3 +1,4 @@
+import { CONFIG_INPUT_ROLE } from "../../plugins/types";
 import { builder } from "../builder";
 import { loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import type { ArtifactId } from "../services/ids";
@@ -38,8 +39,14 @@ ArtifactRef.implement({
     }),
     consumedBy: t.loadableList({
       type: ExecutionRef,
-      description: "Executions that used this artifact as an input [prov:used], oldest first.",
+      description: "Executions that used this artifact as an input [prov:used], oldest first (including those whose params reference it).",
       load: (ids: ArtifactId[], ctx) => ctx.services.artifacts.linkedRunIds(ids, "CONSUMED"),
+      resolve: (artifact) => artifact.id,
+    }),
+    referencedByExecutions: t.loadableList({
+      type: ExecutionRef,
+      description: `Executions whose params reference this artifact ({"$artifact": id}; used in role \`${CONFIG_INPUT_ROLE}\`), oldest first.`,
+      load: (ids: ArtifactId[], ctx) => ctx.services.artifacts.linkedRunIds(ids, "CONSUMED", CONFIG_INPUT_ROLE),
       resolve: (artifact) => artifact.id,
     }),
   }),

@@ -40,7 +40,10 @@ export const ProvenanceEdgeKindEnum = builder.enumType("ProvenanceEdgeKind", {
     INDEPENDENT: { description: "The source alone explains the target." },
     CO_INPUT: { description: "One of several sources that were jointly necessary (see Derivation)." },
     OUTPUT_TO_OUTPUT: { description: "Derived from another output of the same execution." },
-    CONFIG_REFERENCE: { description: "Referenced by a configuration artifact." },
+    CONFIG_REFERENCE: {
+      description:
+        'The target is a configuration artifact whose metadata references the source ({"$artifact": id}): answers "which configs used this artifact?".',
+    },
   } satisfies Record<(typeof PROVENANCE_EDGE_KINDS)[number], unknown>,
 });
 
@@ -211,6 +214,19 @@ builder.objectFields(ArtifactRef, (t) => ({
     description: "The edges out of this artifact, with their details, in recording order.",
     resolve: async (artifact, _args, ctx) => (await edgesFromLoader(ctx).load(artifact.id)).map(byIds),
   }),
+  configReferences: t.field({
+    type: [ArtifactRef],
+    description:
+      'The artifacts this configuration artifact references ({"$artifact": id} in its metadata): the sources of its CONFIG_REFERENCE edges, distinct, in recording order.',
+    resolve: async (artifact, _args, ctx) => distinct((await edgesIntoLoader(ctx).load(artifact.id)).filter(isConfigReference).map((edge) => edge.sourceId)),
+  }),
+  referencedByConfigs: t.field({
+    type: [ArtifactRef],
+    description:
+      "Which configs used this artifact: the configuration artifacts whose metadata reference it (targets of its CONFIG_REFERENCE edges), distinct, in recording order. " +
+      "Executions whose params reference it are `referencedByExecutions`.",
+    resolve: async (artifact, _args, ctx) => distinct((await edgesFromLoader(ctx).load(artifact.id)).filter(isConfigReference).map((edge) => edge.targetId)),
+  }),
   derivations: t.field({
     type: [DerivationRef],
     description: "The joint derivations that produced this artifact (one per run and groupId), each with all its inputs.",
@@ -320,6 +336,8 @@ builder.queryFields((t) => ({
       ),
   }),
 }));
+
+const isConfigReference = (edge: ProvenanceEdgeRecord) => edge.kind === "CONFIG_REFERENCE";
 
 function distinct<T>(values: readonly T[]): T[] {
   return [...new Set(values)];

@@ -11,7 +11,9 @@ export const OperationKindEnum = builder.enumType("OperationKind", {
 });
 export const GroupByEnum = builder.enumType("GroupBy", {
   values: GROUP_BY_MODES,
-  description: "How inputs are paired across roles. ZIP: the i-th artifact of every input role forms group i.",
+  description:
+    "How inputs are paired across roles. ZIP: the i-th artifact of every input role forms group i; an output is stem-matched against its primary role only " +
+    "(the first role its inferLineageFrom names), and the same-index artifacts of the other input roles are its co-inputs.",
 });
 
 const LineageSourceObject = builder.objectRef<NonNullable<LineageSource>>("LineageSource").implement({
@@ -34,6 +36,7 @@ const OutputRoleObject = builder.objectRef<RoleRecord>("OutputRole").implement({
   fields: (t) => ({
     role: t.exposeString("role"),
     artifactType: t.exposeString("artifactType"),
+    required: t.exposeBoolean("required", { description: "A COMPLETED execution reports at least one artifact in the role." }),
     inferLineageFrom: t.field({ type: LineageSourceObject, nullable: true, resolve: (r) => r.inferLineageFrom }),
   }),
 });

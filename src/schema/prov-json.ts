@@ -6,7 +6,8 @@ builder.queryField("provJson", (t) =>
     type: "JSON",
     description:
       "The closure of an artifact as a W3C PROV-JSON document: artifacts as entities, the executions that used or produced them as activities " +
-      "(with used / wasGeneratedBy), their agents (wasAssociatedWith), and the derivation edges as wasDerivedFrom. Ids keep their provgraph " +
+      "(with used / wasGeneratedBy), their agents (keyed by name: wasAssociatedWith the activities, wasAttributedTo by what those generated), " +
+      "and the derivation edges as wasDerivedFrom. Ids keep their provgraph " +
       "spelling under the `provgraph:` prefix. A cut closure marks its root entity with `provgraph:closureTruncated: true`.",
     args: closureArgs(t.arg),
     resolve: (_root, args, ctx) => ctx.services.lineage.provJson.export(closureQueryFrom(args, true)),

@@ -8,24 +8,29 @@ import { GroupByEnum, OperationKindEnum, OperationRef } from "./operation";
 const LineageSourceInput = builder.inputType("LineageSourceInput", {
   description: "Exactly one of the two. {inputs: []} declares a generative output (an orphan).",
   fields: (t) => ({
-    inputs: t.stringList({ description: "Input roles whose artifacts are stem-matched against this output's." }),
+    inputs: t.stringList({ description: "Input roles whose artifacts are stem-matched against this output's. With groupBy ZIP, only the first (the primary role) is searched." }),
     outputs: t.stringList({ description: "Other output roles this output derives from (output-to-output)." }),
   }),
 });
 
 const InputRoleInput = builder.inputType("InputRoleInput", {
   fields: (t) => ({
-    role: t.string({ required: true }),
+    role: t.string({ required: true, description: "Role names starting with `$` are reserved." }),
     artifactType: t.string({ required: true }),
-    required: t.boolean({ defaultValue: true }),
+    required: t.boolean({ defaultValue: true, description: "An execution must give the role at least one artifact." }),
   }),
 });
 
 const OutputRoleInput = builder.inputType("OutputRoleInput", {
   fields: (t) => ({
-    role: t.string({ required: true }),
+    role: t.string({ required: true, description: "Role names starting with `$` are reserved." }),
     artifactType: t.string({ required: true }),
-    inferLineageFrom: t.field({ type: LineageSourceInput, description: "Required for CREATOR operations; curators may omit it (passthrough)." }),
+    required: t.boolean({ defaultValue: true, description: "A COMPLETED execution must report at least one artifact in the role (MISSING_OUTPUT_ROLE)." }),
+    inferLineageFrom: t.field({
+      type: LineageSourceInput,
+      description:
+        "Required for CREATOR operations. A CURATOR may omit it: the role is a passthrough, and each of its outputs must be one of the execution's inputs (NOT_PASSTHROUGH).",
+    }),
   }),
 });
 
@@ -43,8 +48,16 @@ const RegisterOperationInput = builder.inputType("RegisterOperationInput", {
 const ArtifactDraftInput = builder.inputType("ArtifactDraftInput", {
   fields: (t) => ({
     originalName: t.string({ required: true, description: "The file or object name; stem matching reads it." }),
-    contentHash: t.string({ required: true, description: "e.g. sha256:…; with the role's artifact type it makes the artifact id." }),
-    metadata: t.field({ type: "JSON" }),
+    contentHash: t.string({
+      required: true,
+      description:
+        "`<algorithm>:<digest>`: sha256, sha512, sha384, sha1, md5 or blake3 with a hex digest of that algorithm's length, git:<40 or 64 hex>, or etag:<etag>. " +
+        "Hex digests are stored lower-case. With the role's artifact type it makes the artifact id. Anything else is INVALID_CONTENT_HASH.",
+    }),
+    metadata: t.field({
+      type: "JSON",
+      description: 'Free JSON. {"$artifact": "art_…"} anywhere inside makes this artifact a config referencing that one (a CONFIG_REFERENCE edge referenced → this artifact).',
+    }),
   }),
 });
 
@@ -56,11 +69,20 @@ const RoleDraftsInput = builder.inputType("RoleDraftsInput", {
   fields: (t) => ({ role: t.string({ required: true }), artifacts: t.field({ type: [ArtifactDraftInput], required: true }) }),
 });
 
+const ExplicitLineageKindEnum = builder.enumType("ExplicitLineageKind", {
+  description: "How the sources of an explicit mapping explain its output.",
+  values: {
+    JOINT: { description: "The sources are one derivation: several sources are jointly necessary (CO_INPUT edges sharing one groupId)." },
+    INDEPENDENT: { description: "Each source alone explains the output: one derivation (and groupId) per source." },
+  },
+});
+
 const ExplicitLineageInput = builder.inputType("ExplicitLineageInput", {
-  description: "An explicit mapping, bypassing stem inference. Several sources = one joint (co-input) derivation.",
+  description: "An explicit mapping, bypassing stem inference. A source may appear once (DUPLICATE_SOURCE); outputs may not derive from each other in a cycle.",
   fields: (t) => ({
     output: t.string({ required: true, description: "An output draft's originalName." }),
     sources: t.idList({ required: true, description: "Input artifact ids, or output drafts (originalName or id)." }),
+    kind: t.field({ type: ExplicitLineageKindEnum, defaultValue: "JOINT", description: "JOINT (default) or INDEPENDENT; with one source they are the same." }),
   }),
 });
 
@@ -78,7 +100,11 @@ const RecordExecutionInput = builder.inputType("RecordExecutionInput", {
   fields: (t) => ({
     operation: t.string({ required: true }),
     operationVersion: t.string({ required: true }),
-    params: t.field({ type: "JSON", description: 'Parameters; {"$artifact": "art_…"} anywhere inside references a stored artifact (a config-reference edge).' }),
+    params: t.field({
+      type: "JSON",
+      description:
+        'Parameters. {"$artifact": "art_…"} anywhere inside references a stored artifact: the execution used it, recorded as an input in role `$config` (no lineage edge).',
+    }),
     inputs: t.field({ type: [RoleArtifactsInput], required: true }),
     outputs: t.field({ type: [RoleDraftsInput], required: true }),
     lineage: t.field({ type: [ExplicitLineageInput] }),
@@ -113,7 +139,7 @@ builder.mutationFields((t) => ({
         kind: input.kind,
         groupBy: input.groupBy ?? null,
         inputs: input.inputs.map((role) => ({ role: role.role, artifactType: role.artifactType, required: role.required })),
-        outputs: input.outputs.map((role) => ({ role: role.role, artifactType: role.artifactType, inferLineageFrom: role.inferLineageFrom })),
+        outputs: input.outputs.map((role) => ({ role: role.role, artifactType: role.artifactType, required: role.required, inferLineageFrom: role.inferLineageFrom })),
       }),
   }),
   recordExecution: t.field({
@@ -129,7 +155,7 @@ builder.mutationFields((t) => ({
       const recorded = await ctx.services.recorder.record({
         ...input,
         inputs: input.inputs.map((role) => ({ role: role.role, artifactIds: role.artifactIds.map(String) })),
-        lineage: input.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String) })),
+        lineage: input.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String), kind: entry.kind })),
         parentRunId: input.parentRunId == null ? null : String(input.parentRunId),
       });
       // The response reads back what was just written: answer it from the recording, not the database.

@@ -13,10 +13,10 @@ export class ArtifactReader {
     return ids.map((id) => byId.get(id) ?? null);
   }
 
-  /** For each artifact, the runIds that produced (or consumed) it, oldest first. */
-  async linkedRunIds(ids: readonly ArtifactId[], direction: LinkDirection): Promise<RunId[][]> {
+  /** For each artifact, the runIds that produced (or consumed) it, in any role or in `role`, oldest first. */
+  async linkedRunIds(ids: readonly ArtifactId[], direction: LinkDirection, role?: string): Promise<RunId[][]> {
     const rows = await this.db.executionArtifact.findMany({
-      where: { artifactId: { in: [...new Set(ids)] }, direction },
+      where: { artifactId: { in: [...new Set(ids)] }, direction, ...(role !== undefined ? { role } : {}) },
       select: { artifactId: true, runId: true },
       orderBy: [{ runId: "asc" }],
     });

@@ -54,3 +54,16 @@ export class StepConflictError extends DomainError {
     super(`step ${step} of pipeline '${pipeline}' runs ${existing}; it cannot also run ${attempted}`, { field: "step", pipeline, step, existing, attempted });
   }
 }
+
+/** A content hash that is not `<algorithm>:<digest>` in one of the supported forms. */
+export class InvalidContentHashError extends DomainError {
+  readonly code = "INVALID_CONTENT_HASH";
+  constructor(field: string, value: string, reason: string, expected: string) {
+    super(`${field}: ${quoted(value)} is not a content hash: ${reason}. Expected ${expected}`, { field, reason, expected });
+  }
+}
+
+/** A caller's value as error messages quote it: enough to recognise it, never a huge echo. */
+export function quoted(value: string, max = 80): string {
+  return value.length <= max ? `'${value}'` : `'${value.slice(0, max)}…' (${value.length} characters)`;
+}

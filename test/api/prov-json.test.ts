@@ -1,5 +1,7 @@
 import { artifactIdFor, newRunId, type RunId, specIdFrom } from "../../src/services/ids";
 import { type SeededGraph, seedGraph } from "../support/lineage-graph";
+import { sha256Of } from "../support/content-hash";
+import { draft, recordOk, registerOperation } from "../support/recording";
 import { seedOperation } from "../support/seed";
 import { createTestApp, errorCodes, type TestApp } from "../support/test-app";
 
@@ -79,7 +81,7 @@ describe("provJson", () => {
   const entity = (name: string, type: string) => ({
     "prov:label": `prov/${name}`,
     "provgraph:artifactType": type,
-    "provgraph:contentHash": `sha256:${Buffer.from(`${type}/prov/${name}`).toString("hex")}`,
+    "provgraph:contentHash": sha256Of(`${type}/prov/${name}`),
     "provgraph:createdAt": { $: created.toISOString(), type: "xsd:dateTime" },
   });
 
@@ -140,6 +142,11 @@ describe("provJson", () => {
       "_:assoc1": { "prov:activity": `provgraph:${r1}`, "prov:agent": "provgraph:agent_alice" },
       "_:assoc2": { "prov:activity": `provgraph:${r2}`, "prov:agent": "provgraph:agent_ci%20bot%2F2" },
     });
+    // Each generated entity is attributed to the agent of the activity that generated it.
+    expect(doc.wasAttributedTo).toEqual({
+      "_:attr1": { "prov:entity": q("cleaned"), "prov:agent": "provgraph:agent_alice" },
+      "_:attr2": { "prov:entity": q("model"), "prov:agent": "provgraph:agent_ci%20bot%2F2" },
+    });
     expect(doc.used).toEqual({
       "_:use1": { "prov:activity": `provgraph:${r1}`, "prov:entity": q("raw"), "prov:role": "data" },
       "_:use2": { "prov:activity": `provgraph:${r2}`, "prov:entity": q("params"), "prov:role": "config" },
@@ -175,14 +182,14 @@ describe("provJson", () => {
         "provgraph:stepBoundary": true,
       },
     });
-    expect(Object.keys(doc).sort()).toEqual(["activity", "agent", "entity", "prefix", "used", "wasAssociatedWith", "wasDerivedFrom", "wasGeneratedBy"]);
+    expect(Object.keys(doc).sort()).toEqual(["activity", "agent", "entity", "prefix", "used", "wasAssociatedWith", "wasAttributedTo", "wasDerivedFrom", "wasGeneratedBy"]);
   });
 
   test("every identifier a relation names is declared or a provgraph id, and the document is plain JSON", async () => {
     const doc = (await t.gql(PROV, { id: g.id("model") })).data!.provJson;
     expect(JSON.parse(JSON.stringify(doc))).toEqual(doc);
     const declared = new Set([...Object.keys(doc.entity), ...Object.keys(doc.activity), ...Object.keys(doc.agent)]);
-    for (const section of ["used", "wasGeneratedBy", "wasDerivedFrom", "wasAssociatedWith"]) {
+    for (const section of ["used", "wasGeneratedBy", "wasDerivedFrom", "wasAssociatedWith", "wasAttributedTo"]) {
       for (const [id, relation] of Object.entries<Record<string, unknown>>(doc[section])) {
         expect(id).toMatch(/^_:[a-z]+\d+$/);
         for (const key of ["prov:activity", "prov:entity", "prov:agent", "prov:generatedEntity", "prov:usedEntity"]) {
@@ -203,6 +210,9 @@ describe("provJson", () => {
     ]);
     expect(Object.values(doc.wasGeneratedBy)).toEqual([{ "prov:entity": q("cleaned"), "prov:activity": `provgraph:${r1}`, "prov:role": "result" }]);
     expect(Object.values(doc.wasDerivedFrom).map((d: any) => [d["prov:usedEntity"], d["prov:generatedEntity"]])).toEqual([[q("raw"), q("cleaned")]]);
+    // Agents are keyed by their name alone: the same keys as in the backward export, so documents merge.
+    expect(doc.agent).toEqual({ "provgraph:agent_alice": { "prov:label": "alice" }, "provgraph:agent_ci%20bot%2F2": { "prov:label": "ci bot/2" } });
+    expect(doc.wasAttributedTo).toEqual({ "_:attr1": { "prov:entity": q("cleaned"), "prov:agent": "provgraph:agent_alice" } });
   });
 
   test("a cut export says so on its root entity", async () => {
@@ -215,5 +225,31 @@ describe("provJson", () => {
     expect(errorCodes(await t.gql(PROV, { id: artifactIdFor("csv", "missing") }))).toEqual(["NOT_FOUND"]);
     expect(errorCodes(await t.gql(PROV, { id: g.id("model"), maxDepth: -2 }))).toEqual(["INVALID_ARGUMENT"]);
     expect(errorCodes(await t.gql(PROV, { id: g.id("model"), first: 1_000_000 }))).toEqual(["PAGE_SIZE"]);
+  });
+});
+
+describe("provJson of recorded executions: attribution", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await registerOperation(t, { name: "gen", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "out", artifactType: "csv", inferLineageFrom: { inputs: [] } }] });
+  });
+  afterAll(() => t.close());
+
+  test("an entity generated three times by two agents is attributed once to each", async () => {
+    const record = (agent: string) => recordOk(t, { operation: "gen", operationVersion: "1", agent, inputs: [], outputs: [{ role: "out", artifacts: [draft("shared.csv")] }] });
+    const first = await record("alice");
+    const second = await record("alice");
+    const third = await record("bob");
+    const id = first.outputIds["shared.csv"];
+    const doc = (await t.gql(`query($id: ID!) { provJson(artifactId: $id) }`, { id })).data!.provJson;
+    expect(Object.values(doc.wasGeneratedBy)).toEqual(
+      [first, second, third].map((run) => ({ "prov:entity": `provgraph:${id}`, "prov:activity": `provgraph:${run.runId}`, "prov:role": "out" })),
+    );
+    expect(doc.wasAttributedTo).toEqual({
+      "_:attr1": { "prov:entity": `provgraph:${id}`, "prov:agent": "provgraph:agent_alice" },
+      "_:attr2": { "prov:entity": `provgraph:${id}`, "prov:agent": "provgraph:agent_bob" },
+    });
+    expect(doc.agent).toEqual({ "provgraph:agent_alice": { "prov:label": "alice" }, "provgraph:agent_bob": { "prov:label": "bob" } });
   });
 });

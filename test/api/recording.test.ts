@@ -1,5 +1,5 @@
 import { createTestApp, errorCodes, type TestApp } from "../support/test-app";
-import { draft, edgesByName, recordExecution, recordOk, registerOperation, tableCounts } from "../support/recording";
+import { draft, edgesByName, recordExecution, recordOk, registerOperation, sha256Of, tableCounts } from "../support/recording";
 
 const generator = {
   name: "generate",
@@ -144,7 +144,7 @@ describe("recording executions through GraphQL", () => {
     expect((await edgesOf(second.runId)).map((e) => e.groupId)).toEqual(firstEdges.map((e) => e.groupId));
   });
 
-  test('a config reference ({"$artifact": id} in params) links the referenced artifact to the outputs', async () => {
+  test('a config reference ({"$artifact": id} in params) is an input in role $config, not an edge into the outputs', async () => {
     const run = await recordOk(t, {
       operation: "transform",
       operationVersion: "1",
@@ -153,9 +153,11 @@ describe("recording executions through GraphQL", () => {
       outputs: [{ role: "result", artifacts: [draft("sample_001_scored.csv")] }],
     });
     const edges = (await edgesByName(t)).filter((e) => e.runId === run.runId);
-    expect(edges.map((e) => [e.source, e.target, e.kind])).toEqual([
-      ["design_1.csv", "sample_001_scored.csv", "CONFIG_REFERENCE"],
-      ["sample_001.csv", "sample_001_scored.csv", "INDEPENDENT"],
+    expect(edges.map((e) => [e.source, e.target, e.kind])).toEqual([["sample_001.csv", "sample_001_scored.csv", "INDEPENDENT"]]);
+    const read = await t.gql(`query($r: ID!) { execution(runId: $r) { inputs { role position artifact { originalName } } } }`, { r: run.runId });
+    expect(read.data!.execution.inputs).toEqual([
+      { role: "$config", position: 0, artifact: { originalName: "design_1.csv" } },
+      { role: "data", position: 0, artifact: { originalName: "sample_001.csv" } },
     ]);
   });
 
@@ -212,13 +214,13 @@ describe("recording executions through GraphQL", () => {
       operation: "transform",
       operationVersion: "1",
       inputs: [{ role: "data", artifactIds: [samples["sample_002.csv"]] }],
-      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v1.csv", contentHash: "sha256:same-bytes" }] }],
+      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v1.csv", contentHash: sha256Of("same-bytes") }] }],
     });
     const again = await recordExecution(t, {
       operation: "transform",
       operationVersion: "1",
       inputs: [{ role: "data", artifactIds: [samples["sample_002.csv"]] }],
-      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v2.csv", contentHash: "sha256:same-bytes" }] }],
+      outputs: [{ role: "result", artifacts: [{ originalName: "sample_002_v2.csv", contentHash: sha256Of("same-bytes") }] }],
     });
     expect(again.execution.outputs).toEqual([
       { role: "result", position: 0, artifact: { id: first.outputIds["sample_002_v1.csv"], originalName: "sample_002_v1.csv", artifactType: "csv" } },
@@ -345,11 +347,6 @@ describe("a rejected execution is a typed error and writes nothing", () => {
       { __typename: "ArtifactValidationError", rule: "UNDECLARED_INPUT_ROLE", role: "other", candidates: ["data"] },
     ],
     [
-      "an input that does not exist",
-      () => transformOf(["art_0000000000000000000000000000000000000000"], [draft("a_1_t.csv")]),
-      { __typename: "ArtifactValidationError", rule: "UNKNOWN_INPUT", role: "data", candidates: ["art_0000000000000000000000000000000000000000"] },
-    ],
-    [
       "ZIP roles of different lengths",
       () => ({ operation: "pair", operationVersion: "1", inputs: [{ role: "left", artifactIds: [inputs["a_1.csv"], inputs["a_2.csv"]] }, { role: "right", artifactIds: [inputs["b.csv"]] }], outputs: [{ role: "diff", artifacts: [draft("a_1_d.csv")] }] }),
       { __typename: "ArtifactValidationError", rule: "ZIP_LENGTH_MISMATCH", role: "right" },
@@ -381,7 +378,7 @@ describe("a rejected execution is a typed error and writes nothing", () => {
     ],
     [
       "two outputs with the same name",
-      () => transformOf([inputs["a_1.csv"]], [draft("a_1_t.csv"), { originalName: "a_1_t.csv", contentHash: "sha256:other" }]),
+      () => transformOf([inputs["a_1.csv"]], [draft("a_1_t.csv"), { originalName: "a_1_t.csv", contentHash: sha256Of("other") }]),
       { __typename: "LineageIntegrityError", rule: "DUPLICATE_DRAFT_NAME", output: "a_1_t.csv" },
     ],
     [
@@ -402,9 +399,15 @@ describe("a rejected execution is a typed error and writes nothing", () => {
   test.each([
     ["an unknown operation", () => ({ operation: "nope", operationVersion: "1", inputs: [], outputs: [] }), "NOT_FOUND", "operation"],
     ["a malformed input id", () => transformOf(["xyz"], [draft("a.csv")]), "INVALID_ID", "inputs[0].artifactIds[0]"],
+    [
+      "an input that does not exist",
+      () => transformOf([inputs["a_1.csv"], "art_0000000000000000000000000000000000000000"], [draft("a_1_t.csv")]),
+      "NOT_FOUND",
+      "inputs[0].artifactIds[1]",
+    ],
     ["a step without a pipeline", () => transformOf([inputs["a_1.csv"]], [draft("a_1_t.csv")], { step: 1 }), "INVALID_ARGUMENT", "pipeline"],
     ["a negative step", () => transformOf([inputs["a_1.csv"]], [draft("a_1_t.csv")], { pipeline: "p", step: -1 }), "INVALID_ARGUMENT", "step"],
-    ["an empty content hash", () => transformOf([inputs["a_1.csv"]], [{ originalName: "a_1_t.csv", contentHash: " " }]), "INVALID_ARGUMENT", "outputs[0].artifacts[0].contentHash"],
+    ["an empty content hash", () => transformOf([inputs["a_1.csv"]], [{ originalName: "a_1_t.csv", contentHash: " " }]), "INVALID_CONTENT_HASH", "outputs[0].artifacts[0].contentHash"],
     ["an unknown parent run", () => transformOf([inputs["a_1.csv"]], [draft("a_1_t.csv")], { parentRunId: "run_01a22f72-502b-7635-bf77-48dfa8edf8ad" }), "NOT_FOUND", "parentRunId"],
   ])("%s is a GraphQL error with a code and field, and writes nothing", async (_name, input, code, field) => {
     const before = await tableCounts(t);

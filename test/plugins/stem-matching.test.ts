@@ -34,6 +34,51 @@ describe("stemOf: strip the directory, then every extension", () => {
   });
 });
 
+describe("stemOf: an extension is 1–10 ASCII letters and digits with a letter; other dot-segments stay", () => {
+  it.each([
+    ["archive.tar.gz.part", "archive"],
+    ["x.fa.gz", "x"],
+    [".bashrc", ".bashrc"],
+    ["v1.2.3_data.csv", "v1.2.3_data"],
+    ["v1.2.3_data_out.csv", "v1.2.3_data_out"],
+    ["S1.1_R1.fastq.gz", "S1.1_R1"],
+    ["S1.2_R1.fastq.gz", "S1.2_R1"],
+    ["report 1.5.pdf", "report 1.5"],
+    ["design_1.0.json", "design_1.0"],
+    ["movie.mp4", "movie"],
+    ["bundle.7z", "bundle"],
+    ["photo.JPEG", "photo"],
+    ["notes.2024", "notes.2024"], // digits only: a version or a date, not an extension
+    ["table.0001.csv", "table.0001"],
+    ["data.abcdefghijk", "data.abcdefghijk"], // 11 characters: too long for an extension
+    ["data.abcdefghij", "data"], // 10 characters
+    ["run.final_v2", "run.final_v2"], // '_' is not a letter or digit
+    ["carte.géo", "carte.géo"], // not ASCII
+    ["v2.1-beta.tar", "v2.1-beta"],
+    ["dir/.config.yaml", ".config"],
+  ])("%j has stem %j", (name, stem) => {
+    expect(stemOf(name)).toBe(stem);
+  });
+
+  it("v1.2.3_data_out.csv is not derived from v1.9.9_other.csv (stems used to be cut to v1)", () => {
+    expect(matchNames("v1.2.3_data_out.csv", ["v1.9.9_other.csv"])).toBeUndefined();
+  });
+
+  it("S1.1_R1 and S1.2_R1 no longer collide: each trimmed read matches its own sample", () => {
+    const inputs = ["S1.1_R1.fastq.gz", "S1.2_R1.fastq.gz"];
+    expect(matchNames("S1.1_R1_trimmed.fastq.gz", inputs)).toEqual({ candidate: "S1.1_R1.fastq.gz", level: "PREFIX", matchedStem: "S1.1_R1" });
+    expect(matchNames("S1.2_R1_trimmed.fastq.gz", inputs)).toEqual({ candidate: "S1.2_R1.fastq.gz", level: "PREFIX", matchedStem: "S1.2_R1" });
+  });
+
+  it("design_1.0 still matches design_1 by prefix: the dropped character is a dot, not a digit", () => {
+    expect(matchNames("design_1.0.json", ["design_1.json"])).toEqual({ candidate: "design_1.json", level: "PREFIX", matchedStem: "design_1" });
+  });
+
+  it("report 1.5.pdf matches report 1.5.docx exactly, not report 1.50.docx", () => {
+    expect(matchNames("report 1.5.pdf", ["report 1.50.docx", "report 1.5.docx"])).toEqual({ candidate: "report 1.5.docx", level: "EXACT", matchedStem: "report 1.5" });
+  });
+});
+
 describe("digitBoundaryPrefixes: proper prefixes, longest first, never dropping a digit", () => {
   it.each<[string, string[]]>([
     ["design_10", ["design", "desig", "desi", "des", "de", "d"]],
@@ -222,9 +267,11 @@ describe("createStemIndex: one index, many outputs", () => {
 
 const stemChar = fc.constantFrom("a", "b", "X", "_", "-", "0", "1", "9");
 const nameChar = fc.constantFrom("a", "b", "_", "0", "1", ".", "/");
-const extArb = fc
-  .tuple(fc.constantFrom("c", "t", "7"), fc.string({ unit: fc.constantFrom("s", "v", "g", "z", "."), maxLength: 4 }))
+/** One extension segment (letters and digits, at least one letter, ≤ 10), and one to three of them (`c`, `7z`, `tar.gz`). */
+const extSegmentArb = fc
+  .tuple(fc.constantFrom("c", "t", "gz", "7z", "Z"), fc.string({ unit: fc.constantFrom("s", "v", "g", "z", "0", "9"), maxLength: 4 }))
   .map(([head, tail]) => head + tail);
+const extArb = fc.array(extSegmentArb, { minLength: 1, maxLength: 3 }).map((segments) => segments.join("."));
 const dirArb = fc.constantFrom("", "in/", "a/b/", "C:\\data\\", "x.y/");
 
 /** A brute-force reading of the spec, independent of the implementation's index and prefix helper. */
@@ -378,6 +425,34 @@ describe("properties", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("(i) a version-dotted name never matches a different version, and matches its own", () => {
+    const versionsArb = fc
+      .integer({ min: 1, max: 4 })
+      .chain((parts) => fc.array(fc.array(fc.nat({ max: 30 }), { minLength: parts, maxLength: parts }).map((n) => n.join(".")), { minLength: 2, maxLength: 6 }));
+    const suffixArb = fc.constantFrom("", "_data", "_R1", "_out_2", " final", "-x", "_1.5");
+    let compared = 0;
+    fc.assert(
+      fc.property(
+        versionsArb,
+        fc.constantFrom("v", "S", "design_", "run-", "report ", ""),
+        suffixArb,
+        fc.array(suffixArb, { minLength: 6, maxLength: 6 }),
+        extArb,
+        extArb,
+        ([own, ...others], prefix, outSuffix, inSuffixes, outExt, inExt) => {
+          const output = `${prefix}${own}${outSuffix}.${outExt}`;
+          const different = others.filter((version) => version !== own).map((version, i) => `in/${prefix}${version}${inSuffixes[i]}.${inExt}`);
+          compared += different.length;
+          expect(matchNames(output, different)).toBeUndefined();
+          const mine = `in/${prefix}${own}.${inExt}`;
+          expect(matchNames(output, [...different, mine])?.candidate).toBe(mine);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(compared).toBeGreaterThan(1000);
   });
 
   it("(h) appending an extension to a non-empty stem gives the stem back", () => {

@@ -1,4 +1,7 @@
+import { sha256Of } from "./content-hash";
 import type { TestApp } from "./test-app";
+
+export { sha256Of };
 
 /** GraphQL documents and helpers for recording through the API, as a pipeline would. */
 
@@ -51,7 +54,8 @@ export async function recordOk(t: TestApp, input: Record<string, unknown>) {
   return { ...result.execution, edgeCount: result.edgeCount as number, outputIds: outputs };
 }
 
-export const draft = (originalName: string) => ({ originalName, contentHash: `sha256:${Buffer.from(originalName).toString("hex")}` });
+/** An output draft whose content hash is the SHA-256 of its name (distinct names, distinct artifacts). */
+export const draft = (originalName: string) => ({ originalName, contentHash: sha256Of(originalName) });
 
 /** Every edge in the store as [source name, target name, kind, groupId], sorted, for exact assertions. */
 export async function edgesByName(t: TestApp) {

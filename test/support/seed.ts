@@ -1,5 +1,6 @@
 import type { Db } from "../../src/db/client";
 import { type ArtifactId, artifactIdFor, newRunId, operationIdFor, type RunId, specIdFrom } from "../../src/services/ids";
+import { sha256Of } from "./content-hash";
 
 /** Writes provenance rows directly through Prisma, so read tests do not depend on the recording pipeline. */
 
@@ -26,7 +27,7 @@ export async function seedOperation(db: Db, name: string, version = "1") {
 }
 
 export function seedArtifactRow(name: string, type = "csv") {
-  const contentHash = `sha256:${Buffer.from(`${type}/${name}`).toString("hex")}`;
+  const contentHash = sha256Of(`${type}/${name}`);
   return { id: artifactIdFor(type, contentHash), artifactType: type, contentHash, originalName: name };
 }
 

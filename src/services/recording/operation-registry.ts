@@ -1,9 +1,10 @@
 import { OperationDeclarationError } from "../../../plugins/errors";
-import type { OperationDeclaration, RoleDeclaration } from "../../../plugins/types";
+import { CONFIG_INPUT_ROLE, type OperationDeclaration, type RoleDeclaration } from "../../../plugins/types";
 import type { Db } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { operationIdFor } from "../ids";
 import { type OperationRecord, toOperationRecord } from "../records";
+import { unsafeTextReason } from "../safe-text";
 
 /** An operation as a client declares it; `inferLineageFrom` as given: at most one of inputs/outputs. */
 export interface OperationDeclarationInput {
@@ -12,7 +13,7 @@ export interface OperationDeclarationInput {
   kind: OperationDeclaration["kind"];
   groupBy: OperationDeclaration["groupBy"];
   inputs: { role: string; artifactType: string; required?: boolean | null }[];
-  outputs: { role: string; artifactType: string; inferLineageFrom?: { inputs?: string[] | null; outputs?: string[] | null } | null }[];
+  outputs: { role: string; artifactType: string; required?: boolean | null; inferLineageFrom?: { inputs?: string[] | null; outputs?: string[] | null } | null }[];
 }
 
 /**
@@ -46,7 +47,7 @@ export class OperationRegistry {
         role: role.role,
         position,
         artifactType: role.artifactType,
-        required: true,
+        required: role.required,
         lineageFrom: role.inferLineageFrom?.from ?? null,
         lineageRoles: role.inferLineageFrom ? JSON.stringify(role.inferLineageFrom.roles) : null,
       })),
@@ -95,6 +96,16 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
   };
   if (!input.name.trim()) fail("the operation name is empty", { rule: "EMPTY_NAME" });
   if (!input.version.trim()) fail("the version is empty", { rule: "EMPTY_VERSION" });
+  const checkText = (what: string, text: string, role?: string) => {
+    const reason = unsafeTextReason(text);
+    if (reason) fail(`${what} ${reason}`, { rule: "INVALID_CHARACTERS", role });
+  };
+  checkText("the operation name", input.name);
+  checkText("the version", input.version);
+  for (const role of [...input.inputs, ...input.outputs]) {
+    checkText("a role name", role.role);
+    checkText(`the artifact type of role '${role.role}'`, role.artifactType, role.role);
+  }
   const inputRoles = input.inputs.map((r) => r.role);
   const outputRoles = input.outputs.map((r) => r.role);
   for (const [list, side] of [
@@ -105,6 +116,9 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
     if (empty !== undefined) fail(`an ${side} role has an empty name`, { rule: "EMPTY_ROLE", role: empty });
     const repeated = list.find((role, i) => list.indexOf(role) !== i);
     if (repeated) fail(`${side} role '${repeated}' is declared twice`, { rule: "DUPLICATE_ROLE", role: repeated });
+    // `$config` (CONFIG_INPUT_ROLE) and any future role of provgraph's own start with `$`.
+    const reserved = list.find((role) => role.startsWith("$"));
+    if (reserved !== undefined) fail(`${side} role '${reserved}' starts with '$', which is reserved for provgraph's own roles (e.g. ${CONFIG_INPUT_ROLE})`, { rule: "RESERVED_ROLE", role: reserved });
   }
   for (const role of [...input.inputs, ...input.outputs]) {
     if (!role.artifactType.trim()) fail(`role '${role.role}' has an empty artifact type`, { rule: "EMPTY_ARTIFACT_TYPE", role: role.role });
@@ -119,7 +133,7 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
           candidates: inputRoles,
         });
       }
-      return { role: role.role, artifactType: role.artifactType, required: true, inferLineageFrom: null };
+      return { role: role.role, artifactType: role.artifactType, required: role.required ?? true, inferLineageFrom: null };
     }
     if (source.inputs != null && source.outputs != null) {
       fail(`output role '${role.role}' declares both inputs and outputs in inferLineageFrom; use separate output roles`, {
@@ -144,7 +158,12 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
     if (!fromInputs && roles.length === 0) {
       fail(`output role '${role.role}' declares {outputs: []}; a generative output is {inputs: []}`, { rule: "EMPTY_OUTPUT_SOURCES", role: role.role });
     }
-    return { role: role.role, artifactType: role.artifactType, required: true, inferLineageFrom: { from: fromInputs ? "INPUTS" : "OUTPUTS", roles: [...new Set(roles)] } };
+    return {
+      role: role.role,
+      artifactType: role.artifactType,
+      required: role.required ?? true,
+      inferLineageFrom: { from: fromInputs ? "INPUTS" : "OUTPUTS", roles: [...new Set(roles)] },
+    };
   });
   assertNoOutputCycle(outputs, fail);
   if (input.groupBy === "ZIP" && input.inputs.length < 2) {
