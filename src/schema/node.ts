@@ -1,5 +1,6 @@
 import { builder } from "../builder";
-import { NotFoundError } from "../services/errors";
+import { REQUEST_LIMITS } from "../limits/request-limits";
+import { InvalidArgumentError, NotFoundError } from "../services/errors";
 import type { ArtifactRecord, ExecutionRecord, OperationRecord } from "../services/records";
 import type { GraphQLContext } from "./context";
 import { nodeTypenameOf } from "./node-ids";
@@ -66,8 +67,13 @@ builder.queryFields((t) => ({
   nodes: t.field({
     type: [NodeInterface],
     nullable: { list: false, items: true },
-    description: "Several objects by id, in the order asked for (batched).",
+    description: `Several objects by id, in the order asked for (batched); at most ${REQUEST_LIMITS.maxNodeIds} ids (INVALID_ARGUMENT above).`,
     args: { ids: t.arg.idList({ required: true }) },
-    resolve: (_root, args, context) => args.ids.map((id) => loadNode("ids", String(id), context)),
+    resolve: (_root, args, context) => {
+      if (args.ids.length > REQUEST_LIMITS.maxNodeIds) {
+        throw new InvalidArgumentError("ids", `at most ${REQUEST_LIMITS.maxNodeIds} ids in one call, got ${args.ids.length}`);
+      }
+      return args.ids.map((id) => loadNode("ids", String(id), context));
+    },
   }),
 }));
