@@ -12,6 +12,11 @@ describe("the query cost estimate", () => {
     expect(cost(`{ provJson(artifactId: ${ROOT}, first: 20000) }`)).toBe(20_000);
   });
 
+  test("the README's example of a documented maximum", () => {
+    const closure = `lineage(artifactId: ${ROOT}, first: 50000) { nodes { artifact { id originalName } depth } edges { source { id } target { id } kind groupId } }`;
+    expect(cost(`{ ${closure} }`)).toBe(600_001);
+  });
+
   test("a variable counts as its value; absent, the field's default (10,000 a closure, 50 a page)", () => {
     const query = `query($n: Int) { lineage(artifactId: ${ROOT}, first: $n) { nodes { depth } } }`;
     expect(cost(query, { n: 7 })).toBe(1 + 7 * 2);
