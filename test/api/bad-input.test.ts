@@ -1,3 +1,4 @@
+import { getIntrospectionQuery } from "graphql";
 import { REQUEST_LIMITS } from "../../src/limits";
 import { seedGraph } from "../support/lineage-graph";
 import { draft, registerOperation, tableCounts } from "../support/recording";
@@ -162,6 +163,12 @@ describe("bad input: a documented code, never a server fault", () => {
       const variable = await t.gql(`query($n: Int) { lineage(artifactId: "${root}", first: $n) { ${CLOSURE} } }`, { n: 50_000 });
       expect(variable).toEqual(literal);
       expect((await t.gql(`{ executions(first: 500) { edges { node { runId inputs { artifact { id parents { id } } } } } } }`)).errors).toBeUndefined();
+    });
+
+    test("GraphiQL's introspection query passes every limit", async () => {
+      const res = await t.gql(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }));
+      expect(res.errors).toBeUndefined();
+      expect(res.data!.__schema.queryType).toEqual({ kind: "OBJECT", name: "Query" });
     });
 
     test("aliased copies add up: eight closures of 50,000 are QUERY_TOO_COSTLY", async () => {
