@@ -1,30 +1,20 @@
-import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { costLimitPlugin } from "@escape.tech/graphql-armor-cost-limit";
-import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
-import { GraphQLError } from "graphql";
-import { useServer } from "graphql-ws/use/ws";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
-import { WebSocketServer } from "ws";
 import type { ProvgraphPlugin } from "../plugins/types";
 import type { Config } from "./config";
 import { type Database, openDatabase } from "./db/client";
 import { maskDatabaseUrl } from "./db/database-url";
 import { migrateDatabase } from "./db/migrate";
+import { serveGraphQLOverWebSocket } from "./graphql-ws";
 import { useHealthChecks } from "./health";
+import { useRequestLimits } from "./limits";
 import { createLogger, type Logger } from "./logger";
+import { requestIdOf, useRequestLog } from "./request-log";
 import type { GraphQLContext } from "./schema/context";
-import { presentError } from "./schema/error-presentation";
+import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
 import { createServices, type Services } from "./services/services";
-
-/** Query limits: deep or wide queries are refused before they run. */
-export const MAX_QUERY_DEPTH = 15;
-export const MAX_QUERY_COST = 50_000;
-
-/** Yoga's enveloped execute/subscribe, carried to graphql-ws in rootValue (Yoga's graphql-ws recipe). */
-type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscribe">;
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 
@@ -63,43 +53,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     landingPage: false,
     graphiql: { subscriptionsProtocol: "WS", title: "provgraph" },
     logging: yogaLogger(logger),
-    context: (): GraphQLContext => ({ services, requestId: randomUUID() }),
-    maskedErrors: { maskError: (error) => presentError(error, logger) },
+    context: ({ request }): GraphQLContext => ({ services, requestId: requestIdOf(request) }),
+    maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
       useHealthChecks(database),
-      maxDepthPlugin({ n: MAX_QUERY_DEPTH, exposeLimits: true }),
-      costLimitPlugin({ maxCost: MAX_QUERY_COST, exposeLimits: true }),
+      useRequestLog(logger),
+      ...useRequestLimits(),
     ],
   });
 
   const server = http.createServer(yoga);
-  const wsServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
-  const wsCleanup = useServer(
-    {
-      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args as never),
-      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args as never),
-      onSubscribe: async (ctx, _id, params) => {
-        const { schema: envelopedSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params,
-        });
-        const args = {
-          schema: envelopedSchema,
-          operationName: params.operationName,
-          document: parse(params.query),
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
-        };
-        const errors = validate(args.schema, args.document);
-        if (errors.length) return errors;
-        return args;
-      },
-    },
-    wsServer,
-  );
+  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -152,8 +116,8 @@ function yogaLogger(logger: Logger) {
     debug: (...args: unknown[]) => logger.debug({ args }, "yoga"),
     info: (...args: unknown[]) => logger.info({ args }, "yoga"),
     warn: (...args: unknown[]) => logger.warn({ args }, "yoga"),
-    // Errors sent to a client (a GraphQLError with a code) are the client's to read, not ours.
-    error: (...args: unknown[]) =>
-      args.some((arg) => arg instanceof GraphQLError && arg.extensions?.code) ? logger.debug({ args }, "yoga") : logger.error({ args }, "yoga"),
+    // Yoga logs every error it masks; the request log (src/request-log.ts) already reports those,
+    // once per request, at error level only for our faults.
+    error: (...args: unknown[]) => (args.every(wasPresented) ? undefined : logger.error({ args }, "yoga")),
   };
 }

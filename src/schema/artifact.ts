@@ -1,6 +1,6 @@
 import { CONFIG_INPUT_ROLE } from "../../plugins/types";
 import { builder } from "../builder";
-import { loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
+import { loadForArgument, loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import type { ArtifactId } from "../services/ids";
 import type { ArtifactRecord, DatasetRef } from "../services/records";
 import { ExecutionRef } from "./execution";
@@ -57,6 +57,6 @@ builder.queryField("artifact", (t) =>
     type: ArtifactRef,
     description: "One artifact by its id (art_…). Unknown ids are a NOT_FOUND error.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args) => artifactIdArg("id", args.id),
+    resolve: (_root, args, ctx) => loadForArgument("id", ArtifactRef.getDataloader(ctx).load(artifactIdArg("id", args.id))),
   }),
 );

@@ -9,7 +9,8 @@ import { assertPageSize, decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, type Key
  */
 export interface KeysetConnection<Row> {
   edges: { cursor: string; node: Row }[];
-  pageInfo: { startCursor: string; endCursor: string; hasPreviousPage: boolean; hasNextPage: boolean };
+  /** Relay: the cursors of the first and last edge, null on an empty page (no edge to point at). */
+  pageInfo: { startCursor: string | null; endCursor: string | null; hasPreviousPage: boolean; hasNextPage: boolean };
 }
 
 export async function resolveKeysetConnection<Row, Key>(
@@ -28,5 +29,8 @@ export async function resolveKeysetConnection<Row, Key>(
     { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, toCursor: (row) => encodeCursor(cursor.connection, cursor.keyOf(row as Row)) },
     ({ limit, inverted }): Promise<unknown[]> => read({ after, before, limit, inverted }),
   );
-  return connection as unknown as KeysetConnection<Row>;
+  const page = connection as unknown as KeysetConnection<Row>;
+  // Pothos answers "" for an empty page's cursors; "" is no cursor (passing it back is INVALID_CURSOR).
+  if (page.edges.length === 0) page.pageInfo = { ...page.pageInfo, startCursor: null, endCursor: null };
+  return page;
 }

@@ -1,7 +1,7 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import { builder } from "../builder";
-import { loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
+import { loadForArgument, loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import { isIdOfKind, type RunId } from "../services/ids";
 import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type LinkDirection, type ReplayPins } from "../services/records";
 import type { GraphQLContext } from "./context";
@@ -96,7 +96,7 @@ builder.queryFields((t) => ({
     type: ExecutionRef,
     description: "One execution by its runId. Unknown runIds are a NOT_FOUND error.",
     args: { runId: t.arg.id({ required: true }) },
-    resolve: (_root, args) => runIdArg("runId", args.runId),
+    resolve: (_root, args, ctx) => loadForArgument("runId", ExecutionRef.getDataloader(ctx).load(runIdArg("runId", args.runId))),
   }),
   executions: t.connection({
     type: ExecutionRef,

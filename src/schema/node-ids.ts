@@ -12,8 +12,13 @@ export function encodeNodeId(_typename: string, id: string | number | bigint): s
 }
 
 export function decodeNodeId(globalId: string): { typename: string; id: string } {
-  const kind = idKindOf(globalId);
+  return { typename: nodeTypenameOf("id", globalId), id: globalId };
+}
+
+/** The type an id names; INVALID_ID (naming the argument `field`) when it names none. */
+export function nodeTypenameOf(field: string, id: string): string {
+  const kind = idKindOf(id);
   const typename = kind && kind in TYPE_BY_KIND ? TYPE_BY_KIND[kind as keyof typeof TYPE_BY_KIND] : undefined;
-  if (!typename) throw new InvalidIdError("id", globalId, "node (art_…, run_… or op_…)");
-  return { typename, id: globalId };
+  if (!typename) throw new InvalidIdError(field, id, "node (art_…, run_… or op_…)");
+  return typename;
 }

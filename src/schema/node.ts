@@ -1,8 +1,9 @@
 import { builder } from "../builder";
-import { NotFoundError } from "../services/errors";
+import { REQUEST_LIMITS } from "../limits/request-limits";
+import { InvalidArgumentError, NotFoundError } from "../services/errors";
 import type { ArtifactRecord, ExecutionRecord, OperationRecord } from "../services/records";
 import type { GraphQLContext } from "./context";
-import { decodeNodeId } from "./node-ids";
+import { nodeTypenameOf } from "./node-ids";
 
 /**
  * The Relay Node interface, ours rather than the relay plugin's: a provgraph id already names
@@ -38,9 +39,21 @@ export function registerNodeLoader(typename: string, getLoader: (context: GraphQ
   loaders.set(typename, getLoader);
 }
 
-function loadNode(id: string, context: GraphQLContext): Promise<NodeShape> {
-  const { typename } = decodeNodeId(id);
-  return loaders.get(typename)!(context).load(id);
+/** Async so that a malformed id in nodes(ids) fails its own item, not the whole list. */
+async function loadNode(field: string, id: string, context: GraphQLContext): Promise<NodeShape> {
+  const typename = nodeTypenameOf(field, id);
+  return loadForArgument(field, loaders.get(typename)!(context).load(id));
+}
+
+/**
+ * A record loaded for an argument: its NOT_FOUND names that argument (`field`), like every other
+ * argument error. (The batch loaders are shared by every field that reaches a record, so they cannot.)
+ */
+export function loadForArgument<T>(field: string, load: Promise<T>): Promise<T> {
+  return load.catch((error: unknown) => {
+    if (error instanceof NotFoundError) throw new NotFoundError(String(error.details.kind), String(error.details.id), field);
+    throw error;
+  });
 }
 
 builder.queryFields((t) => ({
@@ -49,13 +62,18 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "Any object by its id. A malformed id is INVALID_ID; a well-formed one naming nothing is NOT_FOUND.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, context) => loadNode(String(args.id), context),
+    resolve: (_root, args, context) => loadNode("id", String(args.id), context),
   }),
   nodes: t.field({
     type: [NodeInterface],
     nullable: { list: false, items: true },
-    description: "Several objects by id, in the order asked for (batched).",
+    description: `Several objects by id, in the order asked for (batched); at most ${REQUEST_LIMITS.maxNodeIds} ids (INVALID_ARGUMENT above).`,
     args: { ids: t.arg.idList({ required: true }) },
-    resolve: (_root, args, context) => args.ids.map((id) => loadNode(String(id), context)),
+    resolve: (_root, args, context) => {
+      if (args.ids.length > REQUEST_LIMITS.maxNodeIds) {
+        throw new InvalidArgumentError("ids", `at most ${REQUEST_LIMITS.maxNodeIds} ids in one call, got ${args.ids.length}`);
+      }
+      return args.ids.map((id) => loadNode("ids", String(id), context));
+    },
   }),
 }));

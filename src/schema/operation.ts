@@ -81,7 +81,7 @@ builder.queryFields((t) => ({
     args: { name: t.arg.string({ required: true }), version: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const operation = await ctx.services.operations.byNameAndVersion(args.name, args.version);
-      if (!operation) throw new NotFoundError("operation", `${args.name}@${args.version}`);
+      if (!operation) throw new NotFoundError("operation", `${args.name}@${args.version}`, "name");
       return operation;
     },
   }),

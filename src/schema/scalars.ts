@@ -1,5 +1,56 @@
+import { GraphQLScalarType, Kind, type ValueNode } from "graphql";
 import { DateTimeResolver, JSONResolver } from "graphql-scalars";
 import { builder } from "../builder";
+import { formatCount, limitError } from "../limits";
+import { REQUEST_LIMITS } from "../limits/request-limits";
 
-builder.addScalarType("JSON", JSONResolver);
+const { maxJsonDepth } = REQUEST_LIMITS;
+
+/**
+ * graphql-scalars' JSON, refusing input nested deeper than maxJsonDepth (JSON_TOO_DEEP) before
+ * anything walks it: canonical JSON (specIds), config-reference search and the database driver
+ * all recurse, and `params` nested 5,000 deep would overflow the stack. Depth is measured with a
+ * loop; output is not limited (it is what was accepted).
+ */
+const JSONScalar = new GraphQLScalarType({
+  ...JSONResolver.toConfig(),
+  description: `${JSONResolver.description} As an input, at most ${maxJsonDepth} objects and lists deep (JSON_TOO_DEEP).`,
+  parseValue: (value) => {
+    if (jsonDepthExceeds(value, maxJsonDepth)) throw jsonTooDeep();
+    return JSONResolver.parseValue(value);
+  },
+  parseLiteral: (ast, variables) => {
+    if (literalDepthExceeds(ast, maxJsonDepth)) throw jsonTooDeep(ast);
+    return JSONResolver.parseLiteral(ast, variables);
+  },
+});
+
+function jsonTooDeep(node?: ValueNode) {
+  return limitError("JSON_TOO_DEEP", `JSON input nests objects and lists more than ${formatCount(maxJsonDepth)} levels deep.`, { limit: maxJsonDepth }, node);
+}
+
+/** Whether a JSON value nests objects/arrays more than `max` levels (`{}` is 1). */
+export function jsonDepthExceeds(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length) {
+    const [current, depth] = pending.pop()!;
+    if (current === null || typeof current !== "object") continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function literalDepthExceeds(ast: ValueNode, max: number): boolean {
+  const pending: [ValueNode, number][] = [[ast, 0]];
+  while (pending.length) {
+    const [node, depth] = pending.pop()!;
+    if (node.kind !== Kind.OBJECT && node.kind !== Kind.LIST) continue;
+    if (depth + 1 > max) return true;
+    for (const child of node.kind === Kind.LIST ? node.values : node.fields.map((field) => field.value)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+builder.addScalarType("JSON", JSONScalar);
 builder.addScalarType("DateTime", DateTimeResolver);

@@ -65,6 +65,18 @@ describe("executions connection over 1,200 executions", () => {
     expect(res.data.executions.pageInfo.hasNextPage).toBe(true);
   });
 
+  test("an empty page has null cursors (not \"\"), whichever way it is read", async () => {
+    const pageInfo = "pageInfo { hasNextPage hasPreviousPage startCursor endCursor }";
+    const empty = { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } };
+    const none = await t.gql(`{ executions(first: 10, filter: { status: FAILED }) { edges { cursor } ${pageInfo} } }`);
+    expect(none).toEqual({ data: { executions: empty } });
+    const zero = await t.gql(`{ executions(first: 0) { edges { cursor } ${pageInfo} } }`);
+    expect(zero.data!.executions.edges).toEqual([]);
+    expect(zero.data!.executions.pageInfo).toMatchObject({ startCursor: null, endCursor: null });
+    const map = await t.gql(`{ provenanceMap(direction: UPSTREAM, last: 5) { edges { cursor } ${pageInfo} } }`);
+    expect(map).toEqual({ data: { provenanceMap: empty } });
+  });
+
   test("artifacts seeded alongside do not disturb the count", async () => {
     await t.app.database.prisma.artifact.create({ data: seedArtifactRow("unrelated.csv") });
     const { seen } = await pageForward(500);

@@ -120,11 +120,31 @@ describe("reading provenance seeded through Prisma", () => {
       expect(JSON.stringify(res)).not.toMatch(/\bat .*\.(ts|js):\d+/);
     });
 
+    test.each([
+      ["node(id)", `{ node(id: "${artifactIdFor("csv", "absent")}") { id } }`, "id", `artifact ${artifactIdFor("csv", "absent")} does not exist`],
+      ["artifact(id)", `{ artifact(id: "${artifactIdFor("csv", "absent")}") { id } }`, "id", `artifact ${artifactIdFor("csv", "absent")} does not exist`],
+      ["operation(name, version)", `{ operation(name: "absent", version: "9") { id } }`, "name", "operation absent@9 does not exist"],
+    ])("NOT_FOUND from %s names the argument", async (_name, query, field, message) => {
+      const res = await t.gql(query);
+      expect(res.errors).toEqual([expect.objectContaining({ message, extensions: expect.objectContaining({ code: "NOT_FOUND", field }) })]);
+    });
+
+    test("nodes(ids): each bad id fails its own item, naming `ids`; the others resolve", async () => {
+      const absent = artifactIdFor("csv", "absent");
+      const res = await t.gql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: [train.inputs[0], "bogus", absent] });
+      expect(res.data).toEqual({ nodes: [{ id: train.inputs[0] }, null, null] });
+      expect(res.errors!.map((e) => [e.path, e.extensions!.code, e.extensions!.field])).toEqual([
+        [["nodes", 1], "INVALID_ID", "ids"],
+        [["nodes", 2], "NOT_FOUND", "ids"],
+      ]);
+    });
+
     test("an unknown runId is NOT_FOUND", async () => {
       const runId = newRunId();
       const res = await t.gql(`query($r: ID!) { execution(runId: $r) { runId } }`, { r: runId });
       expect(errorCodes(res)).toEqual(["NOT_FOUND"]);
       expect(res.errors![0].message).toBe(`execution ${runId} does not exist`);
+      expect(res.errors![0].extensions!.field).toBe("runId");
     });
 
     test("an unknown artifact is NOT_FOUND", async () => {
@@ -143,7 +163,10 @@ describe("reading provenance seeded through Prisma", () => {
       for (let i = 0; i < 10; i++) selection = `producedBy { inputs { artifact { ${selection} } } }`;
       const res = await t.gql(`query($a: ID!) { artifact(id: $a) { ${selection} } }`, { a: train.inputs[0] });
       expect(res.data).toBeUndefined();
-      expect(res.errors![0].message).toMatch(/depth/i);
+      expect(res.errors![0]).toEqual({
+        message: "The operation nests fields 32 levels deep; at most 15 levels are accepted.",
+        extensions: { code: "QUERY_TOO_DEEP", limit: 15, found: 32 },
+      });
     });
   });
 });

@@ -1,0 +1,81 @@
+import { randomUUID } from "node:crypto";
+import type http from "node:http";
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLFormattedError } from "graphql";
+import { useServer } from "graphql-ws/use/ws";
+import { WebSocketServer } from "ws";
+import type { Yoga } from "./app";
+import type { Logger } from "./logger";
+import { logRequestOutcome } from "./request-log";
+import type { GraphQLContext } from "./schema/context";
+import { presentError } from "./schema/error-presentation";
+
+/** Yoga's enveloped execute/subscribe, carried to graphql-ws in rootValue (Yoga's graphql-ws recipe). */
+type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscribe">;
+
+/**
+ * GraphQL over WebSocket (graphql-ws) on the HTTP server's port and GraphQL path, through the same
+ * Yoga envelope as HTTP: the same parser, request limits, validation, context and error masking.
+ * A document that cannot run (syntax, validation, a request limit) answers an `error` message for
+ * that operation and leaves the socket open for the next one.
+ */
+export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger): { dispose(): void | Promise<void> } {
+  const wsServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  return useServer(
+    {
+      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args as never),
+      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args as never),
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+        });
+        let document: DocumentNode;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          return refuse(logger, [error], "GRAPHQL_PARSE_FAILED");
+        }
+        let errors: readonly GraphQLError[];
+        try {
+          errors = validate(schema, document);
+        } catch (error) {
+          return refuse(logger, [error], "GRAPHQL_VALIDATION_FAILED");
+        }
+        if (errors.length) return refuse(logger, errors, "GRAPHQL_VALIDATION_FAILED");
+        return {
+          schema,
+          operationName: params.operationName,
+          document,
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+      },
+      onNext: (_ctx, _id, _payload, args, result: ExecutionResult) => {
+        if (!result.errors?.length) return;
+        logRequestOutcome(logger, (args.contextValue as GraphQLContext).requestId, "ws", result.errors);
+        return { ...result, errors: result.errors.map(formatForSocket) };
+      },
+    },
+    wsServer,
+  );
+}
+
+/** The `error` message for an operation that cannot run: presented errors, each with a code. */
+function refuse(logger: Logger, errors: readonly unknown[], defaultCode: string): GraphQLError[] {
+  const refused = errors.map((error) => {
+    const shown = presentError(error);
+    // HTTP status hints mean nothing on a socket.
+    const { http: _http, ...extensions } = shown.extensions;
+    return new GraphQLError(shown.message, { nodes: shown.nodes, source: shown.source, positions: shown.positions, extensions: { ...extensions, code: extensions.code ?? defaultCode } });
+  });
+  logRequestOutcome(logger, randomUUID(), "ws", refused);
+  return refused;
+}
+
+function formatForSocket(error: GraphQLError): GraphQLFormattedError {
+  const { http: _http, ...extensions } = error.extensions ?? {};
+  return { ...error.toJSON(), extensions };
+}

@@ -1,0 +1,44 @@
+import { DEFAULT_CLOSURE_NODES, MAX_CLOSURE_NODES } from "../services/closure";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../services/pagination";
+
+/**
+ * What one GraphQL request may ask for (HTTP and graphql-ws alike), checked before anything runs.
+ * Each is generous for what a pipeline or a graph client sends and far below what would stall the
+ * server; the README's "Request limits" lists them with their codes.
+ */
+export const REQUEST_LIMITS = {
+  /** Characters of the GraphQL document, checked before it is parsed. Large inputs belong in variables. */
+  maxDocumentLength: 100_000,
+  /** Brackets ({ [ ( ) nested inside one another, checked before parsing: the parser recurses on them. */
+  maxDocumentNesting: 128,
+  /** Lexical tokens in the document (graphql-armor max-tokens, while parsing). */
+  maxTokens: 10_000,
+  /** Fields nested in one another (graphql-armor max-depth; fragments are not levels). */
+  maxDepth: 15,
+  /** Aliased fields in one operation, fragments included (graphql-armor max-aliases). */
+  maxAliases: 100,
+  /** Estimated cost of one operation (src/limits/query-cost.ts). */
+  maxCost: 1_000_000,
+  /** Mutation fields one request may carry: each is a write transaction. */
+  maxMutations: 20,
+  /** Ids one nodes(ids) call may ask for. */
+  maxNodeIds: 1_000,
+  /** Objects and lists nested in a JSON argument (params, metadata, inputVersions). */
+  maxJsonDepth: 64,
+} as const;
+
+/** How many items a field with `first`/`last` returns when the argument is absent, and at most. */
+export interface ListBound {
+  default: number;
+  max: number;
+}
+
+/** Connections page at 50 by default, 500 at most; closures return 10,000 artifacts by default, 50,000 at most. */
+export const CONNECTION_BOUND: ListBound = { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE };
+export const CLOSURE_BOUND: ListBound = { default: DEFAULT_CLOSURE_NODES, max: MAX_CLOSURE_NODES };
+
+/** Fields whose `first` counts closure artifacts rather than a connection's page. */
+export const CLOSURE_FIELDS: Readonly<Record<string, ListBound>> = {
+  "Query.lineage": CLOSURE_BOUND,
+  "Query.provJson": CLOSURE_BOUND,
+};

@@ -1,0 +1,233 @@
+import { getIntrospectionQuery } from "graphql";
+import { REQUEST_LIMITS } from "../../src/limits";
+import { seedGraph } from "../support/lineage-graph";
+import { draft, registerOperation, tableCounts } from "../support/recording";
+import { createTestApp, type TestApp } from "../support/test-app";
+
+/**
+ * Every class of bad input answers a documented code, with no INTERNAL_SERVER_ERROR, no stack
+ * and nothing written; the HTTP status follows GraphQL over HTTP (request errors: 400 with
+ * application/graphql-response+json, 200 with application/json; a body that is not JSON: 400).
+ */
+const GRAPHQL_RESPONSE = "application/graphql-response+json";
+const STACK = /\bat .*\.(ts|js):\d+|\n\s+at /;
+
+/** 5,000 levels of {"a": …}, as text: JSON.stringify itself recurses and would overflow on it. */
+const nestedJsonText = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+const nestedLiteral = (depth: number) => `${"{a:".repeat(depth)}1${"}".repeat(depth)}`;
+const nestedJson = (depth: number): unknown => JSON.parse(nestedJsonText(depth));
+
+const generate = { name: "generate", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] };
+const recordWithParams = (params: string, declare = "") =>
+  `mutation${declare}{ recordExecution(input: { operation: "generate", operationVersion: "1", params: ${params}, inputs: [],
+     outputs: [{ role: "sample", artifacts: [{ originalName: "s.csv", contentHash: "sha256:00" }] }] }) { __typename } }`;
+const aliasedMutations = (count: number) =>
+  `mutation($i: RegisterOperationInput!) { ${Array.from({ length: count }, (_, i) => `m${i}: registerOperation(input: $i) { __typename }`).join(" ")} }`;
+const chainedFragments = (count: number) =>
+  `{ ...F0 } ${Array.from({ length: count }, (_, i) => `fragment F${i} on Query { ${i + 1 < count ? `...F${i + 1}` : "__typename"} }`).join(" ")}`;
+
+describe("bad input: a documented code, never a server fault", () => {
+  let t: TestApp;
+  let root: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await registerOperation(t, generate);
+    const graph = await seedGraph(t.app.database.prisma, "bad", { a: "csv", b: "csv" }, [{ from: "a", to: "b" }]);
+    root = graph.id("b");
+  });
+  afterAll(() => t.close());
+
+  async function send(body: string, accept = "application/json") {
+    const response = await t.app.yoga.fetch("http://provgraph.test/graphql", { method: "POST", headers: { "content-type": "application/json", accept }, body });
+    const text = await response.text();
+    return { status: response.status, text, json: JSON.parse(text) as { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+  }
+  const request = (query: string, variables?: unknown) => JSON.stringify({ query, variables });
+
+  /** Sends with both Accept headers; asserts codes, status, no fault, no stack, nothing written. */
+  async function expectRefused(body: string, codes: string[], message?: string | RegExp) {
+    const before = await tableCounts(t);
+    const asJson = await send(body);
+    const asGraphQLResponse = await send(body, GRAPHQL_RESPONSE);
+    for (const answer of [asJson, asGraphQLResponse]) {
+      expect(answer.json.errors!.map((e) => e.extensions?.code)).toEqual(codes);
+      expect(answer.text).not.toMatch(STACK);
+      expect(answer.text).not.toContain("INTERNAL_SERVER_ERROR");
+      if (message) expect(answer.json.errors![0].message).toEqual(message instanceof RegExp ? expect.stringMatching(message) : message);
+    }
+    expect(await tableCounts(t)).toEqual(before);
+    return { asJson, asGraphQLResponse };
+  }
+
+  describe("variables that do not fit their types: graphql-js's message, BAD_USER_INPUT, 400 only for graphql-response+json", () => {
+    test.each([
+      ["an Int given as a string", "query($f: Int) { executions(first: $f) { edges { cursor } } }", { f: "5" }, 'Variable "$f" got invalid value "5"; Int cannot represent non-integer value: "5"'],
+      ["a bad enum", "query($s: ExecutionStatus) { executions(filter: { status: $s }) { edges { cursor } } }", { s: "NOPE" }, 'Variable "$s" got invalid value "NOPE"; Value "NOPE" does not exist in "ExecutionStatus" enum.'],
+      ["an ID given as an object", "query($id: ID!) { node(id: $id) { id } }", { id: { a: 1 } }, 'Variable "$id" got invalid value { a: 1 }; ID cannot represent value: { a: 1 }'],
+      [
+        "a bad DateTime",
+        'query($d: DateTime) { lineage(artifactId: "art_0000000000000000000000000000000000000000", asOf: $d) { truncated } }',
+        { d: "yesterday" },
+        'Variable "$d" got invalid value "yesterday"; DateTime cannot represent an invalid date-time-string yesterday.',
+      ],
+      [
+        "a Boolean given as a string",
+        'query($b: Boolean) { lineage(artifactId: "art_0000000000000000000000000000000000000000", stepBoundaryOnly: $b) { truncated } }',
+        { b: "yes" },
+        'Variable "$b" got invalid value "yes"; Boolean cannot represent a non boolean value: "yes"',
+      ],
+      ["an unknown input field", "query($f: ExecutionFilter) { executions(filter: $f) { edges { cursor } } }", { f: { nope: 1 } }, 'Variable "$f" got invalid value { nope: 1 }; Field "nope" is not defined by type "ExecutionFilter".'],
+      ["a required variable left out", "query($f: Int!) { executions(first: $f) { edges { cursor } } }", {}, 'Variable "$f" of required type "Int!" was not provided.'],
+      [
+        "a mutation input with a wrong type",
+        "mutation($i: RegisterOperationInput!) { registerOperation(input: $i) { __typename } }",
+        { i: { ...generate, kind: "MAKER" } },
+        'Variable "$i" got invalid value "MAKER" at "i.kind"; Value "MAKER" does not exist in "OperationKind" enum.',
+      ],
+    ])("%s", async (_name, query, variables, message) => {
+      const { asJson, asGraphQLResponse } = await expectRefused(request(query, variables), ["BAD_USER_INPUT"], message);
+      expect(asJson.status).toBe(200);
+      expect(asGraphQLResponse.status).toBe(400);
+    });
+
+    test("a null variable for a required argument (found while executing) is BAD_USER_INPUT too", async () => {
+      const res = await send(request('query($id: ID = "x") { node(id: $id) { id } }', { id: null }));
+      expect(res.json.errors).toEqual([expect.objectContaining({ message: 'Argument "id" of non-null type "ID!" must not be null.', extensions: { code: "BAD_USER_INPUT" } })]);
+    });
+  });
+
+  describe("documents refused before they run", () => {
+    test("a syntax error is GRAPHQL_PARSE_FAILED", async () => {
+      const { asJson, asGraphQLResponse } = await expectRefused(request("{ executions("), ["GRAPHQL_PARSE_FAILED"], "Syntax Error: Expected Name, found <EOF>.");
+      expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 400]);
+    });
+
+    test("fields nested deeper than 15 are QUERY_TOO_DEEP (fragments are not levels)", async () => {
+      let selection = "id";
+      for (let i = 0; i < 3; i++) selection = `... on Artifact { parents { ${selection} } }`;
+      const fine = await t.gql(`query($id: ID!) { artifact(id: $id) { ${selection} } }`, { id: root });
+      expect(fine.errors).toBeUndefined();
+      for (let i = 0; i < 12; i++) selection = `parents { ${selection} }`;
+      await expectRefused(request(`{ artifact(id: "${root}") { ${selection} } }`), ["QUERY_TOO_DEEP"], "The operation nests fields 17 levels deep; at most 15 levels are accepted.");
+    });
+
+    test("more than 100 aliases is TOO_MANY_ALIASES", async () => {
+      const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `o${i}: operations(first: 1) { edges { cursor } }`).join(" ")} }`;
+      expect((await t.gql(aliases(100))).errors).toBeUndefined();
+      await expectRefused(request(aliases(101)), ["TOO_MANY_ALIASES"], "The operation has 101 aliased fields; at most 100 are accepted.");
+    });
+
+    test("more than 10,000 tokens is TOO_MANY_TOKENS", async () => {
+      // 12 tokens around the list, one per id.
+      const ids = (n: number) => `{ nodes(ids: [${"1,".repeat(n)}]) { id } }`;
+      expect((await t.gql(ids(9_988))).errors!.map((e) => e.extensions!.code)).toEqual(["INVALID_ARGUMENT"]);
+      await expectRefused(request(ids(9_989)), ["TOO_MANY_TOKENS"], "The document has more than 10,000 tokens; at most 10,000 are accepted. Pass large inputs as variables.");
+    });
+
+    test("a document over 100,000 characters is DOCUMENT_TOO_LARGE, before parsing", async () => {
+      const document = `{ __typename }${" ".repeat(REQUEST_LIMITS.maxDocumentLength)}`;
+      await expectRefused(request(document), ["DOCUMENT_TOO_LARGE"], "The document is 100,014 characters long; at most 100,000 are accepted. Pass large inputs as variables.");
+    });
+
+    test("5,000 nested inline fragments are QUERY_TOO_DEEP (bracket nesting), not a stack overflow", async () => {
+      const document = `{ ${"... on Query { ".repeat(5_000)}__typename${" }".repeat(5_000)} }`;
+      await expectRefused(request(document), ["QUERY_TOO_DEEP"], /^The document nests brackets more than 128 levels deep \(line 1, column \d+\)\.$/);
+    });
+
+    test("5,000 chained fragments are refused (too long); 1,240 (within the limits) run", async () => {
+      await expectRefused(request(chainedFragments(5_000)), ["DOCUMENT_TOO_LARGE"]);
+      expect(await t.gql(chainedFragments(1_240))).toEqual({ data: { __typename: "Query" } });
+    });
+
+    test("more than 20 mutations in one request is TOO_MANY_MUTATIONS; nothing is registered", async () => {
+      const input = { ...generate, name: "many" };
+      const { asJson } = await expectRefused(request(aliasedMutations(21), { i: input }), ["TOO_MANY_MUTATIONS"], "The request carries 21 mutations; at most 20 are accepted in one request. Send the rest in further requests.");
+      expect(asJson.status).toBe(200);
+      const twenty = await t.gql(aliasedMutations(20), { i: input });
+      expect(Object.values(twenty.data!)).toHaveLength(20);
+    });
+
+    test("10,000 aliased mutations: refused before parsing, nothing written", async () => {
+      await expectRefused(request(aliasedMutations(10_000), { i: generate }), ["DOCUMENT_TOO_LARGE"]);
+    });
+  });
+
+  describe("cost: counted with the variables, every aliased copy, documented maxima usable", () => {
+    const CLOSURE = "nodes { artifact { id originalName } depth } edges { source { id } target { id } kind groupId }";
+
+    test("lineage(first: 50000), the documented maximum, runs as a literal and as a variable", async () => {
+      const literal = await t.gql(`{ lineage(artifactId: "${root}", first: 50000) { ${CLOSURE} } }`);
+      expect(literal.errors).toBeUndefined();
+      expect(literal.data!.lineage.nodes).toEqual([{ artifact: { id: expect.any(String), originalName: "bad/a" }, depth: 1 }]);
+      const variable = await t.gql(`query($n: Int) { lineage(artifactId: "${root}", first: $n) { ${CLOSURE} } }`, { n: 50_000 });
+      expect(variable).toEqual(literal);
+      expect((await t.gql(`{ executions(first: 500) { edges { node { runId inputs { artifact { id parents { id } } } } } } }`)).errors).toBeUndefined();
+    });
+
+    test("GraphiQL's introspection query passes every limit", async () => {
+      const res = await t.gql(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }));
+      expect(res.errors).toBeUndefined();
+      expect(res.data!.__schema.queryType).toEqual({ kind: "OBJECT", name: "Query" });
+    });
+
+    test("aliased copies add up: eight closures of 50,000 are QUERY_TOO_COSTLY", async () => {
+      const copies = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `l${i}: lineage(artifactId: "${root}", first: 50000) { nodes { artifact { id originalName } depth } }`).join(" ")} }`;
+      expect((await t.gql(copies(3))).errors).toBeUndefined();
+      const { asJson, asGraphQLResponse } = await expectRefused(
+        request(copies(8)),
+        ["QUERY_TOO_COSTLY"],
+        "The operation's estimated cost is 2,000,008; at most 1,000,000 is accepted. Ask for fewer items (first, last, ids), fewer aliased copies or less nesting.",
+      );
+      expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 400]);
+    });
+
+    test("a bound passed as a variable counts as its value", async () => {
+      const query = `query($n: Int) { lineage(artifactId: "${root}", first: $n) { nodes { artifact { producedBy { inputs { artifact { parents { id } } } } } } } }`;
+      expect((await t.gql(query, { n: 5 })).errors).toBeUndefined();
+      await expectRefused(request(query, { n: 50_000 }), ["QUERY_TOO_COSTLY"]);
+    });
+  });
+
+  describe("inputs too big to walk", () => {
+    test.each([
+      ["params nested 65 deep as a variable", `{"query": ${JSON.stringify(recordWithParams("$p", "($p: JSON)"))}, "variables": {"p": ${nestedJsonText(65)}}}`, "JSON_TOO_DEEP"],
+      ["params nested 5,000 deep as a variable", `{"query": ${JSON.stringify(recordWithParams("$p", "($p: JSON)"))}, "variables": {"p": ${nestedJsonText(5_000)}}}`, "JSON_TOO_DEEP"],
+      ["params nested 65 deep as a literal", request(recordWithParams(nestedLiteral(65))), "JSON_TOO_DEEP"],
+      ["params nested 5,000 deep as a literal", request(recordWithParams(nestedLiteral(5_000))), "QUERY_TOO_DEEP"],
+    ])("%s", async (_name, body, code) => {
+      const { asJson } = await expectRefused(body, [code]);
+      if (code === "JSON_TOO_DEEP") expect(asJson.json.errors![0].message).toMatch(/JSON input nests objects and lists more than 64 levels deep\.$/);
+    });
+
+    test("params 64 deep are accepted (the documented depth)", async () => {
+      const res = await t.gql(recordWithParams("$p", "($p: JSON)").replace("{ __typename }", "{ __typename ... on RecordExecutionPayload { execution { params } } }"), { p: nestedJson(64) });
+      expect(res.errors).toBeUndefined();
+      expect(res.data!.recordExecution.execution.params).toEqual(nestedJson(64));
+    });
+
+    test("nodes(ids) with more than 1,000 ids is INVALID_ARGUMENT", async () => {
+      const ids = Array.from({ length: 100_000 }, (_, i) => `art_${i.toString(16).padStart(40, "0")}`);
+      await expectRefused(request("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", { ids }), ["INVALID_ARGUMENT"], "ids: at most 1000 ids in one call, got 100000");
+    });
+
+    test("a body that is not JSON: a short BAD_REQUEST (never the body), 400 whatever is accepted", async () => {
+      const body = `{"query": "${"x".repeat(1_000_000)}`;
+      const { asJson, asGraphQLResponse } = await expectRefused(body, ["BAD_REQUEST"], "POST body sent invalid JSON.");
+      expect([asJson.status, asGraphQLResponse.status]).toEqual([400, 400]);
+      expect(asJson.text).toBe('{"errors":[{"message":"POST body sent invalid JSON.","extensions":{"code":"BAD_REQUEST"}}]}');
+    });
+  });
+
+  test("a recording draft the API refuses still writes nothing", async () => {
+    const before = await tableCounts(t);
+    const res = await t.gql(`mutation($o: [ArtifactDraftInput!]!) { recordExecution(input: { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: $o }] }) { __typename } }`, {
+      o: [draft("ok.csv"), { originalName: 5 }],
+    });
+    expect(res.errors!.map((e) => [e.extensions!.code, e.message])).toEqual([
+      ["BAD_USER_INPUT", 'Variable "$o" got invalid value { originalName: 5 } at "o[1]"; Field "contentHash" of required type "String!" was not provided.'],
+      ["BAD_USER_INPUT", 'Variable "$o" got invalid value 5 at "o[1].originalName"; String cannot represent a non string value: 5'],
+    ]);
+    expect(await tableCounts(t)).toEqual(before);
+  });
+});
