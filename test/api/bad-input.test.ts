@@ -20,7 +20,7 @@ const nestedJson = (depth: number): unknown => JSON.parse(nestedJsonText(depth))
 const generate = { name: "generate", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] };
 const recordWithParams = (params: string, declare = "") =>
   `mutation${declare}{ recordExecution(input: { operation: "generate", operationVersion: "1", params: ${params}, inputs: [],
-     outputs: [{ role: "sample", artifacts: [{ originalName: "s.csv", contentHash: "sha256:00" }] }] }) { __typename } }`;
+     outputs: [{ role: "sample", artifacts: [{ originalName: "s.csv", contentHash: "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881" }] }] }) { __typename } }`;
 const aliasedMutations = (count: number) =>
   `mutation($i: RegisterOperationInput!) { ${Array.from({ length: count }, (_, i) => `m${i}: registerOperation(input: $i) { __typename }`).join(" ")} }`;
 const chainedFragments = (count: number) =>

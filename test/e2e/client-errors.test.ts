@@ -150,7 +150,7 @@ describe("client errors over real sockets", () => {
     test("our fault: masked for the caller, one error line with the request id and the stack", async () => {
       const from = logLines.length;
       const res = await post({
-        query: `mutation { recordExecution(input: { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: [{ originalName: "boom.csv", contentHash: "sha256:b0" }] }] }) { __typename } }`,
+        query: `mutation { recordExecution(input: { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: [{ originalName: "boom.csv", contentHash: "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881" }] }] }) { __typename } }`,
       });
       expect(res.json.errors).toEqual([expect.objectContaining({ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } })]);
       expect(res.text).not.toContain("simulated bug");
