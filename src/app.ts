@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { costLimitPlugin } from "@escape.tech/graphql-armor-cost-limit";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { GraphQLError } from "graphql";
@@ -13,6 +12,7 @@ import { type Database, openDatabase } from "./db/client";
 import { maskDatabaseUrl } from "./db/database-url";
 import { migrateDatabase } from "./db/migrate";
 import { useHealthChecks } from "./health";
+import { listen } from "./http/listen";
 import { createLogger, type Logger } from "./logger";
 import type { GraphQLContext } from "./schema/context";
 import { presentError } from "./schema/error-presentation";
@@ -73,7 +73,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   const server = http.createServer(yoga);
-  const wsServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  // noServer: the HTTP server's own errors (a busy port) stay with it instead of being re-emitted
+  // to the WebSocket server, where graphql-ws prints them as an internal error.
+  const wsServer = new WebSocketServer({ noServer: true, path: yoga.graphqlEndpoint });
+  server.on("upgrade", (request, socket, head) => wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit("connection", ws, request)));
   const wsCleanup = useServer(
     {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args as never),
@@ -107,15 +110,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     services,
     database,
     logger,
-    start: () =>
-      new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(config.port, config.host, () => {
-          const { port } = server.address() as AddressInfo;
-          const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-          resolve(`http://${host}:${port}${yoga.graphqlEndpoint}`);
-        });
-      }),
+    start: async () => {
+      const { port } = await listen(server, config.port, config.host);
+      const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+      return `http://${host}:${port}${yoga.graphqlEndpoint}`;
+    },
     stop: () =>
       (stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
