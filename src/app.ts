@@ -12,6 +12,7 @@ import { type Database, openDatabase } from "./db/client";
 import { maskDatabaseUrl } from "./db/database-url";
 import { migrateDatabase } from "./db/migrate";
 import { useHealthChecks } from "./health";
+import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
 import { createLogger, type Logger } from "./logger";
 import type { GraphQLContext } from "./schema/context";
@@ -62,10 +63,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     graphqlEndpoint: "/graphql",
     landingPage: false,
     graphiql: { subscriptionsProtocol: "WS", title: "provgraph" },
+    renderGraphiQL: renderLocalGraphiQL,
     logging: yogaLogger(logger),
     context: (): GraphQLContext => ({ services, requestId: randomUUID() }),
     maskedErrors: { maskError: (error) => presentError(error, logger) },
     plugins: [
+      useGraphiQLAssets(),
       useHealthChecks(database),
       maxDepthPlugin({ n: MAX_QUERY_DEPTH, exposeLimits: true }),
       costLimitPlugin({ maxCost: MAX_QUERY_COST, exposeLimits: true }),
