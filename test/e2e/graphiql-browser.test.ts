@@ -26,6 +26,7 @@ describe("GraphiQL in headless Chromium", () => {
   const failed: string[] = [];
 
   beforeAll(async () => {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`);
     database = await createTestDatabaseUrl();
     app = await buildApp(loadConfig({ DATABASE_URL: database.url, PORT: "0", LOG_LEVEL: "silent" }));
     url = await app.start();
