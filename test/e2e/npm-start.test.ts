@@ -62,31 +62,35 @@ function connects(port: number): Promise<boolean> {
   });
 }
 
-describe("npm start", () => {
+describe.each([
+  // start runs prestart (the tsc build) first, then node on dist/
+  { script: "start", args: ["start"] },
+  // dev runs the sources through tsx, which runs node as its own child
+  { script: "dev", args: ["run", "dev"] },
+])("npm $script", ({ args }) => {
   let database: { url: string; drop: () => Promise<void> };
-  let serverPid: number | undefined;
+  let processes: { pid: number; cmdline: string }[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabaseUrl();
   });
   afterAll(async () => {
     // never leave a server behind, even when an assertion failed
-    if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, "SIGKILL");
+    for (const { pid } of processes) if (isAlive(pid)) process.kill(pid, "SIGKILL");
     await database.drop();
   });
 
-  test("SIGTERM to the npm process stops the server: node exits, the port closes", async () => {
+  test("SIGTERM to the npm process stops the server: every process it started exits, the port closes", async () => {
     const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: "0", DATABASE_URL: database.url, LOG_LEVEL: "info" };
     delete env.NODE_OPTIONS;
-    // runs prestart (the tsc build) first, then the server
-    const npm = spawn("npm", ["start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const npm = spawn("npm", args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     npm.stdout.on("data", (chunk) => (output += chunk));
     npm.stderr.on("data", (chunk) => (output += chunk));
     const npmExited = new Promise<{ code: number | null; signal: string | null }>((resolve) => npm.on("exit", (code, signal) => resolve({ code, signal })));
 
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not listen within 150 s:\n${output}`)), 150_000);
+      const timer = setTimeout(() => reject(new Error(`npm ${args.join(" ")} did not listen within 150 s:\n${output}`)), 150_000);
       npm.stdout.on("data", () => {
         const match = /provgraph listening on (http:\/\/\S+?)"/.exec(output);
         if (match) {
@@ -96,19 +100,19 @@ describe("npm start", () => {
       });
       npmExited.then(({ code }) => {
         clearTimeout(timer);
-        reject(new Error(`npm start exited with ${code}:\n${output}`));
+        reject(new Error(`npm ${args.join(" ")} exited with ${code}:\n${output}`));
       });
     });
     const port = Number(new URL(url).port);
     expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: "ok" });
 
-    const servers = descendants(npm.pid!).filter((p) => p.cmdline.includes("dist/src/main.js") && p.cmdline.startsWith("node"));
-    expect(servers).toHaveLength(1);
-    serverPid = servers[0].pid;
+    processes = descendants(npm.pid!);
+    // the server itself is among them
+    expect(processes.filter(({ cmdline }) => /^\S*node .*(dist\/src\/main\.js|src\/main\.ts)$/.test(cmdline)).length).toBeGreaterThanOrEqual(1);
 
     npm.kill("SIGTERM");
     const exit = await npmExited;
-    expect(isAlive(serverPid)).toBe(false);
+    expect(processes.filter(({ pid }) => isAlive(pid))).toEqual([]);
     expect(await connects(port)).toBe(false);
     // npm reports the server's own exit: it drained and exited 0
     expect(exit).toEqual({ code: 0, signal: null });
