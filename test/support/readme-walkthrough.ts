@@ -2,8 +2,8 @@
  * The README's GraphQL examples as data, so a test can run them and the README cannot drift.
  *
  * A block preceded by the line `<!-- walkthrough -->` is a walkthrough step: the walkthrough
- * runs its steps in order on an empty database, and the next fenced block (```json) is the
- * exact answer. In the shown answers, runIds pair one-to-one with the runIds of the run being
+ * runs its steps in order on an empty database, and the next fenced block (```json, in the
+ * README inside a collapsed <details>) is the exact answer. In the shown answers, runIds pair one-to-one with the runIds of the run being
  * checked (they are new per attempt) and a date-time matches any date-time; everything else
  * (artifact, operation, spec and group ids included: they are deterministic) must be equal.
  * `npm run docs:walkthrough` rewrites the shown answers from a fresh run.
