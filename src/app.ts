@@ -1,5 +1,4 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { ProvgraphPlugin } from "../plugins/types";
 import type { Config } from "./config";
@@ -9,6 +8,8 @@ import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./graphql-ws";
 import { useHealthChecks } from "./health";
 import { useRequestLimits } from "./limits";
+import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
+import { listen } from "./http/listen";
 import { createLogger, type Logger } from "./logger";
 import { requestIdOf, useRequestLog } from "./request-log";
 import type { GraphQLContext } from "./schema/context";
@@ -52,10 +53,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     graphqlEndpoint: "/graphql",
     landingPage: false,
     graphiql: { subscriptionsProtocol: "WS", title: "provgraph" },
+    renderGraphiQL: renderLocalGraphiQL,
     logging: yogaLogger(logger),
     context: ({ request }): GraphQLContext => ({ services, requestId: requestIdOf(request) }),
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
+      useGraphiQLAssets(),
       useHealthChecks(database),
       useRequestLog(logger),
       ...useRequestLimits(),
@@ -71,15 +74,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     services,
     database,
     logger,
-    start: () =>
-      new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(config.port, config.host, () => {
-          const { port } = server.address() as AddressInfo;
-          const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-          resolve(`http://${host}:${port}${yoga.graphqlEndpoint}`);
-        });
-      }),
+    start: async () => {
+      const { port } = await listen(server, config.port, config.host);
+      const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+      return `http://${host}:${port}${yoga.graphqlEndpoint}`;
+    },
     stop: () =>
       (stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -19,7 +19,10 @@ type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscri
  * that operation and leaves the socket open for the next one.
  */
 export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger): { dispose(): void | Promise<void> } {
-  const wsServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  // noServer: the HTTP server's own errors (a busy port) stay with it instead of being re-emitted
+  // to the WebSocket server, where graphql-ws prints them as an internal error.
+  const wsServer = new WebSocketServer({ noServer: true, path: yoga.graphqlEndpoint });
+  server.on("upgrade", (request, socket, head) => wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit("connection", ws, request)));
   return useServer(
     {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args as never),

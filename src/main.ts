@@ -1,6 +1,7 @@
 import { buildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { maskDatabaseUrl } from "./db/database-url";
+import { ListenError } from "./http/listen";
 
 /** Runs provgraph until SIGTERM/SIGINT, then drains in-flight requests and exits 0. */
 async function main(): Promise<void> {
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // One line a person can act on: what failed and why; no stack trace for expected failures.
-  const expected = error instanceof ConfigError || (error as Error)?.name === "DatabaseUnavailableError";
+  const expected = error instanceof ConfigError || error instanceof ListenError || (error as Error)?.name === "DatabaseUnavailableError";
   console.error(`provgraph: ${expected ? (error as Error).message : (error as Error)?.stack ?? String(error)}`);
   process.exit(1);
 });

@@ -6,6 +6,7 @@ import type { ConnectionInfo, SqlDriverAdapter, SqlDriverAdapterFactory, Transac
 import { type Prisma, PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
 import { PrismaClient as PgPrismaClient } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
+import { serializeStatements } from "./serialized-transaction";
 
 /**
  * The typed Prisma client. Both generated clients (SQLite and PostgreSQL) expose the same model
@@ -43,7 +44,7 @@ export function openDatabase(url: string): Database {
     });
     prisma = new SqlitePrismaClient({ adapter });
   } else {
-    const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: 10 }), countStatement);
+    const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: 10 }), countStatement, undefined, serializeStatements);
     prisma = new PgPrismaClient({ adapter }) as unknown as Db;
   }
   return {
@@ -57,12 +58,14 @@ export function openDatabase(url: string): Database {
 
 /**
  * Wraps a driver adapter factory so every statement it runs (also inside transactions) is
- * counted, optionally overriding the connection facts the adapter reports to Prisma.
+ * counted, optionally overriding the connection facts the adapter reports to Prisma and
+ * wrapping each transaction it starts.
  */
 function countingAdapter<F extends SqlDriverAdapterFactory>(
   factory: F,
   onStatement: () => void,
   connectionInfo?: ConnectionInfo,
+  wrapTransaction: (transaction: Transaction) => Transaction = (transaction) => transaction,
 ): F {
   const countQueryable = <T extends SqlDriverAdapter | Transaction>(target: T): T =>
     new Proxy(target, {
@@ -80,7 +83,7 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
         }
         if (prop === "startTransaction") {
           return async (...args: unknown[]) =>
-            countQueryable(await (value as (...a: unknown[]) => Promise<Transaction>).apply(obj, args));
+            countQueryable(wrapTransaction(await (value as (...a: unknown[]) => Promise<Transaction>).apply(obj, args)));
         }
         return typeof value === "function" ? value.bind(obj) : value;
       },

@@ -17,6 +17,9 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The output lines that are not provgraph's JSON log lines. */
+const nonLogLines = (output: string) => output.split("\n").filter((line) => line !== "" && !line.startsWith('{"level":'));
+
 async function post(url: string, query: string) {
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query }) });
   return { status: response.status, body: (await response.json()) as any };
@@ -108,6 +111,29 @@ describe("start-up failures are one clear line and exit code 1", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^provgraph: cannot use database postgresql://provgraph:\\*{4}@127\\.0\\.0\\.1:${closedPort}/prov: .*ECONNREFUSED`));
     expect(run.output()).not.toContain("hunter2");
+  });
+
+  test("a busy port is one line naming the port, exit 1", async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const { port } = busy.address() as net.AddressInfo;
+    try {
+      const run = spawnServer({ PORT: String(port), DATABASE_URL: `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "provgraph-busy-")), "busy.db")}` });
+      expect(await run.exited).toBe(1);
+      // besides the JSON log lines of start-up (migrations applied), exactly one line and no stack
+      expect(nonLogLines(run.output())).toEqual([`provgraph: port ${port} is in use`]);
+      expect(run.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+
+  test("a HOST that is not this machine's is one line naming it, exit 1", async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never assigned to a local interface.
+    const run = spawnServer({ PORT: "0", HOST: "192.0.2.1", DATABASE_URL: `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "provgraph-host-")), "host.db")}` });
+    expect(await run.exited).toBe(1);
+    expect(nonLogLines(run.output())).toEqual(["provgraph: HOST 192.0.2.1 is not an address of this machine"]);
+    expect(run.output()).not.toMatch(/\n\s+at /);
   });
 
   test("a bad PORT says which variable and why", async () => {
