@@ -7,6 +7,7 @@ import { GraphViews } from "./graph-views/graph-views";
 import { createLineageServices, type LineageServices } from "./lineage-services";
 import { OperationReader } from "./operation-reader";
 import { OperationRegistry } from "./recording/operation-registry";
+import { type CommitPath, TransactionPerUnit } from "./recording/commit-path";
 import { ExecutionRecorder } from "./recording/record-execution";
 
 /** The core, as the GraphQL layer sees it: one object per concern, all over one database. */
@@ -16,6 +17,8 @@ export interface Services {
   executions: ExecutionReader;
   operations: OperationReader;
   registry: OperationRegistry;
+  /** The one write path every recording takes (recordExecution, batches, composites, OpenLineage). */
+  commits: CommitPath;
   recorder: ExecutionRecorder;
   lineage: LineageServices;
   graphViews: GraphViews;
@@ -25,13 +28,15 @@ export interface Services {
 export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins): Services {
   const db = database.prisma;
   const registry = new OperationRegistry(db);
+  const commits = new TransactionPerUnit(db);
   return {
     database,
     artifacts: new ArtifactReader(db),
     executions: new ExecutionReader(db),
     operations: new OperationReader(db),
     registry,
-    recorder: new ExecutionRecorder(db, registry, plugins),
+    commits,
+    recorder: new ExecutionRecorder(commits, registry, plugins),
     lineage: createLineageServices(database),
     graphViews: new GraphViews(db),
   };

@@ -1,16 +1,18 @@
-import type { DraftExecution, ProvenanceEdgeDraft } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
-import type { OperationRecord } from "../records";
 import { insertRows } from "./bulk-insert";
-import type { RecordExecutionRequest } from "./request-shape";
+import { recordPipelineStep } from "./pipeline-steps";
+import type { PreparedExecution } from "./prepared-execution";
 
 const json = (value: unknown) => (value === null || value === undefined ? null : canonicalJson(value));
 
-// Seed "staging-commit": artifacts (existing content is kept as it is: provenance is immutable),
-// then the execution, its links, and its edges, all in the caller's transaction. Returns the ids
-// of the artifacts it created.
-export async function stage(tx: DbTx, draft: DraftExecution, operation: OperationRecord, request: RecordExecutionRequest, edges: ProvenanceEdgeDraft[], at: Date): Promise<string[]> {
+// Seed "staging-commit": the pipeline step (checked first: STEP_CONFLICT is the one expected failure
+// left once the lineage pipeline passed), artifacts (existing content is kept as it is: provenance is
+// immutable), then the execution, its links and its edges, all in the caller's transaction. Returns
+// the ids of the artifacts it created.
+export async function stageExecution(tx: DbTx, prepared: PreparedExecution): Promise<string[]> {
+  const { draft, operation, request, edges, recordedAt: at } = prepared;
+  if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, at);
   const created = await insertRows(
     tx,
     "Artifact",

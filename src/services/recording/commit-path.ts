@@ -1,0 +1,70 @@
+import type { ProvenanceEdgeDraft } from "../../../plugins/types";
+import type { Db, DbTx } from "../../db/client";
+import type { ExecutionRecord } from "../records";
+
+/** What a committed recording tells the rest of the system (feeds publish these, in commit order). */
+export type RecordingEvent = { type: "EXECUTION_RECORDED"; execution: ExecutionRecord; edges: readonly ProvenanceEdgeDraft[] };
+
+/** What a recording unit may do besides writing through its transaction. */
+export interface UnitScope {
+  /** Announce something the unit wrote; delivered to listeners only once the unit's writes are committed. */
+  emit(event: RecordingEvent): void;
+}
+
+/**
+ * One atomic piece of recording: every row it writes through `tx` is committed together or not at
+ * all. A unit that throws leaves nothing behind, and the events it emitted are dropped.
+ */
+export type RecordingUnit<T> = (tx: DbTx, scope: UnitScope) => Promise<T>;
+
+export type CommitListener = (events: readonly RecordingEvent[]) => void;
+
+/**
+ * The one way recordings reach the database (DESIGN "Write path"): recordExecution, batches,
+ * composites and OpenLineage ingestion all hand units to it. A caller's promise settles only after
+ * the commit that holds its unit; listeners then hear its events, in commit order.
+ */
+export interface CommitPath {
+  run<T>(unit: RecordingUnit<T>): Promise<T>;
+  /** Listen to committed events; returns a function that stops listening. */
+  onCommitted(listener: CommitListener): () => void;
+}
+
+/** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
+const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
+
+/** The simplest commit path: one database transaction per unit. */
+export class TransactionPerUnit implements CommitPath {
+  private readonly listeners = new Set<CommitListener>();
+
+  /** `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed. */
+  constructor(
+    private readonly db: Db,
+    private readonly reportListenerError: (error: unknown) => void = (error) => process.emitWarning(`commit listener failed: ${String(error)}`),
+  ) {}
+
+  async run<T>(unit: RecordingUnit<T>): Promise<T> {
+    const events: RecordingEvent[] = [];
+    const scope: UnitScope = {
+      emit: (event) => {
+        events.push(event);
+      },
+    };
+    const result = await this.db.$transaction((tx) => unit(tx, scope), TRANSACTION_OPTIONS);
+    if (events.length > 0) {
+      for (const listener of this.listeners) {
+        try {
+          listener(events);
+        } catch (error) {
+          this.reportListenerError(error);
+        }
+      }
+    }
+    return result;
+  }
+
+  onCommitted(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
