@@ -5,10 +5,10 @@ import BetterSqlite3 from "better-sqlite3";
 import { buildApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { migrateDatabase } from "../src/db/migrate";
-import { MAX_CLOSURE_NODES, planClosure } from "../src/services/closure";
-import { closureStatement } from "../src/services/closure-sql";
+import { MAX_CLOSURE_NODES, planClosure } from "../src/services/lineage/closure";
+import { closureStatement } from "../src/services/lineage/closure-sql";
 import { type ArtifactId, artifactIdFor, digest40, newRunId, operationIdFor, specIdFrom } from "../src/services/ids";
-import type { LineageDirection } from "../src/services/lineage-records";
+import type { LineageDirection } from "../src/services/lineage/lineage-records";
 
 /**
  * Closures: a store of ≥ 1M edges (quick: ~100k), a layered DAG where every artifact of layer

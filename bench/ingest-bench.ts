@@ -6,7 +6,7 @@ import { buildApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { migrateDatabase } from "../src/db/migrate";
 import { artifactIdFor, newRunId, specIdFrom } from "../src/services/ids";
-import { groupIdFor } from "../src/services/recording/build-edges";
+import { groupIdFor } from "../src/services/recording";
 
 /**
  * Ingest: N executions of 50 inputs → 50 outputs (stem-matched, one edge each), recorded

@@ -1,4 +1,4 @@
-import { DEFAULT_CLOSURE_NODES, MAX_CLOSURE_NODES } from "../services/closure";
+import { DEFAULT_CLOSURE_NODES, MAX_CLOSURE_NODES } from "../services/lineage";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../services/pagination";
 
 /**

@@ -1,5 +1,5 @@
 import { CONFIG_INPUT_ROLE } from "../../plugins/types";
-import { builder } from "../builder";
+import { builder } from "./builder";
 import { loadForArgument, loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import type { ArtifactId } from "../services/ids";
 import type { ArtifactRecord, DatasetRef } from "../services/records";

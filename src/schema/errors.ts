@@ -1,5 +1,5 @@
 import { ArtifactValidationError, LineageCompletenessError, LineageIntegrityError, OperationDeclarationError, type ProvenanceError } from "../../plugins/errors";
-import { builder } from "../builder";
+import { builder } from "./builder";
 
 /** Expected failures of a mutation, returned as members of its result union. */
 export const ErrorInterface = builder.interfaceRef<ProvenanceError>("Error").implement({

@@ -1,6 +1,6 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
-import { builder } from "../builder";
+import { builder } from "./builder";
 import { loadForArgument, loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import { isIdOfKind, type RunId } from "../services/ids";
 import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type LinkDirection, type ReplayPins } from "../services/records";

@@ -1,5 +1,5 @@
 import { lexicographicSortSchema } from "graphql";
-import { builder } from "../builder";
+import { builder } from "./builder";
 import "./scalars";
 import "./node";
 import "./artifact";

@@ -1,8 +1,7 @@
 import { type ArgBuilder, createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
-import { builder, type BuilderTypes } from "../builder";
-import type { Closure, ClosureEdge, ClosureNode, ClosureQuery } from "../services/closure";
+import { builder, type BuilderTypes } from "./builder";
 import type { ArtifactId } from "../services/ids";
 import {
   type DerivationRecord,
@@ -11,8 +10,12 @@ import {
   type LineageDirection,
   PROVENANCE_EDGE_KINDS,
   type ProvenanceEdgeRecord,
-} from "../services/lineage-records";
-import type { ProvenanceMapEntry } from "../services/provenance-map";
+  type Closure,
+  type ClosureEdge,
+  type ClosureNode,
+  type ClosureQuery,
+  type ProvenanceMapEntry,
+} from "../services/lineage";
 import type { ArtifactRecord } from "../services/records";
 import { ArtifactRef } from "./artifact";
 import { resolveKeysetConnection } from "./connection-page";

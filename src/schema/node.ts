@@ -1,4 +1,4 @@
-import { builder } from "../builder";
+import { builder } from "./builder";
 import { REQUEST_LIMITS } from "../limits/request-limits";
 import { InvalidArgumentError, NotFoundError } from "../services/errors";
 import type { ArtifactRecord, ExecutionRecord, OperationRecord } from "../services/records";

@@ -1,4 +1,4 @@
-import { builder } from "../builder";
+import { builder } from "./builder";
 import { loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
 import { NotFoundError } from "../services/errors";
 import type { OperationId } from "../services/ids";

@@ -1,4 +1,4 @@
-import { builder } from "../builder";
+import { builder } from "./builder";
 import { closureArgs, closureQueryFrom } from "./lineage";
 
 builder.queryField("provJson", (t) =>

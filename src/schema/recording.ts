@@ -1,4 +1,4 @@
-import { builder } from "../builder";
+import { builder } from "./builder";
 import type { ExecutionRecord } from "../services/records";
 import { ArtifactValidationError, LineageCompletenessError, LineageIntegrityError, OperationDeclarationError } from "./errors";
 import { ArtifactRef } from "./artifact";

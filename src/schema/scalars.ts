@@ -1,6 +1,6 @@
 import { GraphQLScalarType, Kind, type ValueNode } from "graphql";
 import { DateTimeResolver, JSONResolver } from "graphql-scalars";
-import { builder } from "../builder";
+import { builder } from "./builder";
 import { formatCount, limitError } from "../limits";
 import { REQUEST_LIMITS } from "../limits/request-limits";
 

@@ -4,11 +4,9 @@ import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
 import { ExecutionReader } from "./execution-reader";
 import { GraphViews } from "./graph-views/graph-views";
-import { createLineageServices, type LineageServices } from "./lineage-services";
+import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
-import { OperationRegistry } from "./recording/operation-registry";
-import { type CommitPath, TransactionPerUnit } from "./recording/commit-path";
-import { ExecutionRecorder } from "./recording/record-execution";
+import { type CommitPath, ExecutionRecorder, OperationRegistry, TransactionPerUnit } from "./recording";
 
 /** The core, as the GraphQL layer sees it: one object per concern, all over one database. */
 export interface Services {

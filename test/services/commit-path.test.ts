@@ -1,4 +1,4 @@
-import { type RecordingEvent, TransactionPerUnit } from "../../src/services/recording/commit-path";
+import { type RecordingEvent, TransactionPerUnit } from "../../src/services/recording";
 import type { ExecutionRecord } from "../../src/services/records";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 

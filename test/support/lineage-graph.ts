@@ -1,6 +1,6 @@
 import type { Db } from "../../src/db/client";
 import { type ArtifactId, newRunId, type RunId } from "../../src/services/ids";
-import type { ProvenanceEdgeKind } from "../../src/services/lineage-records";
+import type { ProvenanceEdgeKind } from "../../src/services/lineage";
 import { seedArtifactRow } from "./seed";
 
 /**

@@ -1,7 +1,7 @@
 import fc from "fast-check";
-import { ClosureReader, DEPTH_WALK_MAX_DEPTH } from "../../src/services/closure";
+import { ClosureReader, DEPTH_WALK_MAX_DEPTH } from "../../src/services/lineage/closure";
 import { type ArtifactId, newRunId } from "../../src/services/ids";
-import type { LineageDirection } from "../../src/services/lineage-records";
+import type { LineageDirection } from "../../src/services/lineage/lineage-records";
 import { seedArtifactRow } from "../support/seed";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 

@@ -1,4 +1,4 @@
-import type { Database } from "../db/client";
+import type { Database } from "../../db/client";
 import { ClosureReader } from "./closure";
 import { ProvenanceEdgeReader } from "./lineage-edges";
 import { ProvJsonExporter } from "./prov-json";

@@ -1,7 +1,7 @@
-import type { Database } from "../db/client";
-import type { ArtifactId, RunId } from "./ids";
+import type { Database } from "../../db/client";
+import type { ArtifactId, RunId } from "../ids";
 import type { LineageDirection, ProvenanceEdgeKind, ProvenanceEdgeRecord } from "./lineage-records";
-import type { KeysetPage } from "./pagination";
+import type { KeysetPage } from "../pagination";
 
 /**
  * Full provenance maps (seed "Querying provenance": the entire backward or forward map, for batch

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { GraphQLError } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
-import type { Logger } from "./logger";
-import { faultBehind } from "./schema/error-presentation";
+import type { Logger } from "../logger";
+import { faultBehind } from "../schema/error-presentation";
 
 /**
  * What a request's errors leave in the log. Our faults: one error-level line each, with the

@@ -1,6 +1,6 @@
-import type { Db } from "../db/client";
+import type { Db } from "../../db/client";
 import type { Closure, ClosureQuery, ClosureReader } from "./closure";
-import type { ArtifactRecord } from "./records";
+import type { ArtifactRecord } from "../records";
 
 /**
  * W3C PROV-JSON export of a closure (https://www.w3.org/submissions/prov-json/): artifacts are

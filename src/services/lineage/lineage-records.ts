@@ -1,5 +1,5 @@
-import type { ProvenanceEdge } from "../generated/sqlite/client";
-import type { ArtifactId, RunId } from "./ids";
+import type { ProvenanceEdge } from "../../generated/sqlite/client";
+import type { ArtifactId, RunId } from "../ids";
 
 /** The read side's view of artifact provenance: wasDerivedFrom edges and the walks over them. */
 

@@ -2,8 +2,8 @@ import SchemaBuilder from "@pothos/core";
 import DataloaderPlugin from "@pothos/plugin-dataloader";
 import ErrorsPlugin from "@pothos/plugin-errors";
 import RelayPlugin from "@pothos/plugin-relay";
-import type { GraphQLContext } from "./schema/context";
-import { decodeNodeId, encodeNodeId } from "./schema/node-ids";
+import type { GraphQLContext } from "./context";
+import { decodeNodeId, encodeNodeId } from "./node-ids";
 
 interface SchemaConfig {
   Context: GraphQLContext;

@@ -3,11 +3,11 @@ import type http from "node:http";
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLFormattedError } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
-import type { Yoga } from "./app";
-import type { Logger } from "./logger";
+import type { Yoga } from "../app";
+import type { Logger } from "../logger";
 import { logRequestOutcome } from "./request-log";
-import type { GraphQLContext } from "./schema/context";
-import { presentError } from "./schema/error-presentation";
+import type { GraphQLContext } from "../schema/context";
+import { presentError } from "../schema/error-presentation";
 
 /** Yoga's enveloped execute/subscribe, carried to graphql-ws in rootValue (Yoga's graphql-ws recipe). */
 type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscribe">;

@@ -1,9 +1,9 @@
-import type { Database } from "../db/client";
+import type { Database } from "../../db/client";
 import { type ClosureStatementOptions, closureStatement } from "./closure-sql";
-import { InvalidArgumentError, NotFoundError, PageSizeError } from "./errors";
-import type { ArtifactId, RunId } from "./ids";
+import { InvalidArgumentError, NotFoundError, PageSizeError } from "../errors";
+import type { ArtifactId, RunId } from "../ids";
 import type { LineageDirection, ProvenanceEdgeKind, ProvenanceEdgeRecord } from "./lineage-records";
-import { type ArtifactRecord, parseJson } from "./records";
+import { type ArtifactRecord, parseJson } from "../records";
 
 /** Nodes a closure returns (besides its root) when `first` is not given. */
 export const DEFAULT_CLOSURE_NODES = 10_000;

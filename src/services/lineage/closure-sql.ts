@@ -1,4 +1,4 @@
-import type { DatabaseProvider } from "../db/database-url";
+import type { DatabaseProvider } from "../../db/database-url";
 import type { LineageDirection } from "./lineage-records";
 
 /**

@@ -1,6 +1,6 @@
-import type { Db } from "../db/client";
-import { groupInOrder } from "./batching";
-import type { ArtifactId } from "./ids";
+import type { Db } from "../../db/client";
+import { groupInOrder } from "../batching";
+import type { ArtifactId } from "../ids";
 import { type ProvenanceEdgeRecord, toProvenanceEdgeRecord } from "./lineage-records";
 
 /** One-hop reads: the edges into (parents) or out of (children) a batch of artifacts, one statement per batch. */
