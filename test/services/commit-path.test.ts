@@ -11,6 +11,7 @@ describe("commit path (one transaction per unit)", () => {
   afterAll(() => db.drop());
 
   const event = (runId: string): RecordingEvent => ({ type: "EXECUTION_RECORDED", execution: { runId } as ExecutionRecord, edges: [] });
+  const runIdOf = (e: RecordingEvent) => (e.type === "LINEAGE_RECORDED" ? e.runId : e.execution.runId);
   const insertOperation = (id: string) => `INSERT INTO "Operation" (id, name, version, kind, declaration, "createdAt") VALUES ('${id}', '${id}', '1', 'CREATOR', '{}', CURRENT_TIMESTAMP)`;
 
   it("delivers a unit's events after its commit, in the order emitted, and answers the unit's result", async () => {
@@ -18,7 +19,7 @@ describe("commit path (one transaction per unit)", () => {
     const heard: { runIds: string[]; committed: number }[] = [];
     commits.onCommitted((events) => {
       // Listeners run after the commit, so a fresh read sees the unit's row.
-      void db.database.prisma.operation.count().then((committed) => heard.push({ runIds: events.map((e) => e.execution.runId), committed }));
+      void db.database.prisma.operation.count().then((committed) => heard.push({ runIds: events.map(runIdOf), committed }));
     });
     const result = await commits.run(async (tx, scope) => {
       await tx.$executeRawUnsafe(insertOperation("op_a"));
@@ -54,7 +55,7 @@ describe("commit path (one transaction per unit)", () => {
     commits.onCommitted(() => {
       throw new Error("listener bug");
     });
-    const stop = commits.onCommitted((events) => heard.push(...events.map((e) => e.execution.runId)));
+    const stop = commits.onCommitted((events) => heard.push(...events.map(runIdOf)));
     await expect(commits.run(async (_tx, scope) => (scope.emit(event("run_4")), "committed"))).resolves.toBe("committed");
     stop();
     await commits.run(async (_tx, scope) => void scope.emit(event("run_5")));

@@ -1,9 +1,21 @@
 import type { ProvenanceEdgeDraft } from "../../../plugins/types";
 import type { Db, DbTx } from "../../db/client";
-import type { ExecutionRecord } from "../records";
+import type { RunId } from "../ids";
+import type { ExecutionRecord, ExecutionStatus } from "../records";
 
-/** What a committed recording tells the rest of the system (feeds publish these, in commit order). */
-export type RecordingEvent = { type: "EXECUTION_RECORDED"; execution: ExecutionRecord; edges: readonly ProvenanceEdgeDraft[] };
+/**
+ * What a committed recording tells the rest of the system (feeds publish these, in commit order):
+ * - EXECUTION_RECORDED: a new execution (recordExecution, a composite's steps, an OpenLineage run's
+ *   first event), with the lineage edges recorded with it;
+ * - EXECUTION_STATUS_CHANGED: a recorded execution's derived state moved on (an OpenLineage run's
+ *   later START / RUNNING / COMPLETE / FAIL / ABORT event); `execution` is its state after the change;
+ * - LINEAGE_RECORDED: edges added to an execution recorded earlier (outputs an OpenLineage run
+ *   reports in a later event).
+ */
+export type RecordingEvent =
+  | { type: "EXECUTION_RECORDED"; execution: ExecutionRecord; edges: readonly ProvenanceEdgeDraft[] }
+  | { type: "EXECUTION_STATUS_CHANGED"; execution: ExecutionRecord; previousStatus: ExecutionStatus }
+  | { type: "LINEAGE_RECORDED"; runId: RunId; edges: readonly ProvenanceEdgeDraft[] };
 
 /** What a recording unit may do besides writing through its transaction. */
 export interface UnitScope {
