@@ -15,8 +15,9 @@ export { formatCount, type LimitCode, limitError } from "./limit-error";
 /**
  * Every request limit, as Yoga plugins in the order they apply: the document's length and bracket
  * nesting before parsing, its tokens while parsing, depth, aliases and mutation count as validation
- * rules, and its cost as it is about to run (when its variables are known). graphql-armor does the generic counting; its refusals are re-issued with our
- * codes and messages (it words every one of them as a "Syntax Error").
+ * rules, and its cost as it is about to run (when its variables are known). graphql-armor and
+ * graphql-query-complexity do the generic counting; their refusals are re-issued with our codes and
+ * messages (armor words every one of them as a "Syntax Error").
  */
 export function useRequestLimits(): Plugin[] {
   const { maxTokens, maxDepth, maxAliases, maxCost, maxMutations } = REQUEST_LIMITS;

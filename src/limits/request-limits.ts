@@ -19,6 +19,8 @@ export const REQUEST_LIMITS = {
   maxAliases: 100,
   /** Estimated cost of one operation (src/limits/query-cost.ts). */
   maxCost: 1_000_000,
+  /** Selections the cost estimate counts, each fragment where it is spread; beyond, QUERY_TOO_COSTLY. */
+  maxCostedSelections: 10_000,
   /** Mutation fields one request may carry: each is a write transaction. */
   maxMutations: 20,
   /** Ids one nodes(ids) call may ask for. */

@@ -182,6 +182,18 @@ describe("bad input: a documented code, never a server fault", () => {
       expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 400]);
     });
 
+    test("more than 10,000 selections once fragments are spread is QUERY_TOO_COSTLY (not counted further)", async () => {
+      // 11,111 spreads of fragments ten times over, and 10,000 __typename: one __typename when run.
+      const fanOut = (levels: string[]) => levels.map((name, i) => `fragment ${name} on Query { ${i + 1 < levels.length ? `...${levels[i + 1]} `.repeat(10) : "__typename"} }`).join(" ");
+      const { asJson } = await expectRefused(
+        request(`{ ...A } ${fanOut(["A", "B", "C", "D", "E"])}`),
+        ["QUERY_TOO_COSTLY"],
+        "The operation has more than 10,000 selections once its fragments are spread; at most 10,000 are accepted. Spread fewer fragments.",
+      );
+      expect(asJson.json.errors![0].extensions).toEqual({ code: "QUERY_TOO_COSTLY", limit: 10_000 });
+      expect(await t.gql(`{ ...A } ${fanOut(["A", "B", "C", "D"])}`)).toEqual({ data: { __typename: "Query" } });
+    });
+
     test("a bound passed as a variable counts as its value", async () => {
       const query = `query($n: Int) { lineage(artifactId: "${root}", first: $n) { nodes { artifact { producedBy { inputs { artifact { parents { id } } } } } } } }`;
       expect((await t.gql(query, { n: 5 })).errors).toBeUndefined();

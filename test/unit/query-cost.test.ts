@@ -1,5 +1,7 @@
-import { parse } from "graphql";
-import { estimateCost, UNBOUNDED_LIST_ITEMS } from "../../src/limits/query-cost";
+import { getNamedType, type GraphQLField, type GraphQLNamedType, isCompositeType, isInterfaceType, isObjectType, isUnionType, parse } from "graphql";
+import { UNBOUNDED_LIST_ITEMS } from "../../src/limits/cost-estimators";
+import { estimateCost } from "../../src/limits/query-cost";
+import { REQUEST_LIMITS } from "../../src/limits/request-limits";
 import { schema } from "../../src/schema/index";
 
 const cost = (document: string, variables?: Record<string, unknown>) => estimateCost(schema, parse(document), undefined, variables);
@@ -41,4 +43,75 @@ describe("the query cost estimate", () => {
     expect(cost(`{ artifact(id: ${ROOT}) { parents { id } } }`)).toBe(1 + UNBOUNDED_LIST_ITEMS * 2);
     expect(cost("{ __schema { types { name fields { name } } } }")).toBe(0);
   });
+
+  test("only the operation asked for counts; an unknown one is left for execution to refuse", () => {
+    const document = parse("query A { __typename } query B { executions { edges { cursor } } }");
+    expect([estimateCost(schema, document, "A"), estimateCost(schema, document, "B")]).toEqual([1, 1 + 50 * 2]);
+    expect([estimateCost(schema, document, "C"), estimateCost(schema, parse("{ __typename }"), "C"), estimateCost(schema, parse("{ __typename }"), null)]).toEqual([0, 0, 1]);
+  });
+
+  test("a fragment spread inside a connection counts at that connection's bound", () => {
+    const page = "fragment Page on QueryExecutionsConnection { edges { cursor } pageInfo { hasNextPage } }";
+    expect(cost(`{ executions(first: 5) { ...Page } } ${page}`)).toBe(1 + 5 * 2 + 2);
+    expect(cost(`{ a: executions(first: 5) { ...Page } b: executions(first: 500) { ...Page } } ${page}`)).toBe(1 + 5 * 2 + 2 + (1 + 500 * 2 + 2));
+    expect(cost(`{ executions(first: 5) { ... on QueryExecutionsConnection { edges { cursor } } } }`)).toBe(1 + 5 * 2);
+  });
+
+  test("a skipped selection costs nothing", () => {
+    const query = "query($all: Boolean!) { executions(first: 5) { edges @include(if: $all) { cursor } pageInfo { hasNextPage } } }";
+    expect(cost(query, { all: true })).toBe(1 + 5 * 2 + 2);
+    expect(cost(query, { all: false })).toBe(1 + 2);
+  });
+
+  test("of fragments on an interface, the costliest type counts", () => {
+    expect(cost('{ nodes(ids: ["a"]) { id ... on Artifact { originalName contentHash } ... on Execution { runId } } }')).toBe(1 * (1 + 3));
+  });
+
+  test("a field whose argument does not fit costs nothing (it does not run); the rest still counts", () => {
+    const closure = `lineage(artifactId: ${ROOT}, first: 100) { nodes { depth } }`;
+    expect(cost(`query($id: ID = "x") { node(id: $id) { id } ${closure} }`, { id: null })).toBe(cost(`{ ${closure} }`));
+    // More than graphql-js's 100 validation errors must not stop the count.
+    expect(cost(`query($id: ID = "x") { ${"node(id: $id) { id } ".repeat(150)} ${closure} }`, { id: null })).toBe(cost(`{ ${closure} }`));
+  });
+
+  test("more than 10,000 selections once fragments are spread is not counted (Infinity)", () => {
+    const fields = Array(100).fill("__typename").join(" ");
+    const spreads = (n: number, extra: number) => `{ ${Array(extra).fill("__typename").join(" ")} ${Array(n).fill("...F").join(" ")} } fragment F on Query { ${fields} }`;
+    // 99 spreads of 100 fields, and 1 field: 10,000 selections.
+    expect(cost(spreads(99, 1))).toBe(9_901);
+    expect(cost(spreads(99, 2))).toBe(Infinity);
+    expect(REQUEST_LIMITS.maxCostedSelections).toBe(10_000);
+  });
+
+  // The lists of a connection or closure report to its type (src/limits/cost-estimators.ts).
+  test("the schema keeps bounds countable: a bounded field's type is returned by bounded fields only, and not reachable from itself", () => {
+    const fields = Object.values(schema.getTypeMap()).flatMap((type) =>
+      (isObjectType(type) || isInterfaceType(type)) && !type.name.startsWith("__") ? Object.values(type.getFields()) : [],
+    );
+    const bounded = (field: GraphQLField<unknown, unknown>) => field.args.some((arg) => arg.name === "first" || arg.name === "last");
+    const boundedTypes = new Set<GraphQLNamedType>(fields.filter(bounded).map((field) => getNamedType(field.type)).filter(isCompositeType));
+    expect([...boundedTypes].map((type) => type.name).sort()).toEqual(["Lineage", "QueryExecutionsConnection", "QueryOperationsConnection", "QueryProvenanceMapConnection"]);
+    for (const field of fields) if (boundedTypes.has(getNamedType(field.type))) expect([field.name, bounded(field)]).toEqual([field.name, true]);
+    for (const type of boundedTypes) expect([type.name, reachableFrom(type).has(type)]).toEqual([type.name, false]);
+    const artifact = schema.getType("Artifact")!;
+    expect(reachableFrom(artifact).has(artifact)).toBe(true); // Artifact.parents: the check can fail
+
+  });
 });
+
+/** Every type a selection inside `start` can reach, through fields and possible types. */
+function reachableFrom(start: GraphQLNamedType): Set<GraphQLNamedType> {
+  const seen = new Set<GraphQLNamedType>();
+  const next = (type: GraphQLNamedType): GraphQLNamedType[] => [
+    ...(isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()).map((field) => getNamedType(field.type)) : []),
+    ...(isInterfaceType(type) || isUnionType(type) ? schema.getPossibleTypes(type) : []),
+  ];
+  const queue = next(start);
+  while (queue.length) {
+    const type = queue.pop()!;
+    if (seen.has(type)) continue;
+    seen.add(type);
+    queue.push(...next(type));
+  }
+  return seen;
+}
