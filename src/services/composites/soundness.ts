@@ -114,8 +114,10 @@ export function checkNet(net: WorkflowNet, bound: number): Omit<CombinationSound
   }
   const stuck = markings.map((_, m) => m).filter((m) => !canComplete[m]);
   // The witness: the nearest deadlock (nothing enabled) when there is one, else the nearest stuck marking.
-  const deadlock = stuck.find((m) => successors[m].length === 0) ?? stuck[0];
-  const improper = markings.findIndex((marking) => marking[sink] > 0 && marking.some((tokens, p) => (p === sink ? tokens > 1 : tokens > 0)));
+  const deadlock = stuck.find((m) => successors[m].length === 0 && !truncated.has(m)) ?? stuck[0];
+  // The witness: the nearest run that ended improperly (nothing enabled: what is left when it is over), else the nearest improper marking.
+  const improperAt = markings.map((_, m) => m).filter((m) => markings[m][sink] > 0 && markings[m].some((tokens, p) => (p === sink ? tokens > 1 : tokens > 0)));
+  const improper = improperAt.find((m) => successors[m].length === 0 && !truncated.has(m)) ?? improperAt[0] ?? -1;
 
   const witness = (m: number): SoundnessWitness => {
     const sequence: string[] = [];
@@ -153,7 +155,7 @@ export function describeUnsoundness(report: WorkflowSoundness): string {
     const w = failing.properCompletionWitness;
     reasons.push(`improper completion: after [${w.firingSequence.join(", ")}] the sink is marked and ${w.leftoverPlaces.join(", ")} still hold tokens`);
   }
-  if (!failing.noDeadTransitions) reasons.push(`dead step${failing.deadSteps.length > 1 ? "s" : ""} ${failing.deadSteps.map((s) => `'${s}'`).join(", ")} never fire`);
+  if (!failing.noDeadTransitions) reasons.push(`${failing.deadSteps.length > 1 ? "dead steps" : "dead step"} ${failing.deadSteps.map((s) => `'${s}'`).join(", ")} never ${failing.deadSteps.length > 1 ? "fire" : "fires"}`);
   if (failing.boundHit) reasons.push(`the exploration stopped at ${report.bound} markings, so soundness is not established`);
   return `unsound${under}: ${reasons.join("; ")}`;
 }

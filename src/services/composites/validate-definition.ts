@@ -22,8 +22,8 @@ export function validateDefinition(input: CompositeDefinitionInput, operations: 
   const fail = (message: string, violation: CompositeViolation): never => {
     throw new CompositeDeclarationError(`composite ${where}: ${message}`, violation);
   };
-  const text = (what: string, value: string, violation: Omit<CompositeViolation, "rule"> = {}) => {
-    if (!value.trim()) fail(`${what} is empty`, { rule: "EMPTY_NAME", ...violation });
+  const text = (what: string, value: string, violation: Omit<CompositeViolation, "rule"> = {}, emptyRule = "EMPTY_NAME") => {
+    if (!value.trim()) fail(`${what} is empty`, { rule: emptyRule, ...violation });
     const reason = unsafeTextReason(value);
     if (reason) fail(`${what} ${reason}`, { rule: "INVALID_CHARACTERS", ...violation });
   };
@@ -37,8 +37,8 @@ export function validateDefinition(input: CompositeDefinitionInput, operations: 
   ] as const) {
     const names = roles.map((r) => r.role);
     for (const role of roles) {
-      text(`a composite ${side} role name`, role.role, { role: role.role });
-      text(`the artifact type of composite ${side} role '${role.role}'`, role.artifactType, { role: role.role });
+      text(`a composite ${side} role name`, role.role, { role: role.role }, "EMPTY_ROLE");
+      text(`the artifact type of composite ${side} role '${role.role}'`, role.artifactType, { role: role.role }, "EMPTY_ARTIFACT_TYPE");
       if (role.role.startsWith("$")) fail(`composite ${side} role '${role.role}' starts with '$', which is reserved (e.g. ${CONFIG_INPUT_ROLE})`, { rule: "RESERVED_ROLE", role: role.role });
     }
     const repeated = names.find((name, i) => names.indexOf(name) !== i);

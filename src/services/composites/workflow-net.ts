@@ -36,7 +36,9 @@ export interface WorkflowNet {
  * A conditional step whose condition does not hold is left out, and so are the wires into and out of
  * it (nothing is delivered to a step that does not run). An optional input role all of whose feeders
  * are left out is not waited for; a required one still is (so the step can never fire: dead). A step
- * with nothing to wait for is started by `in` through a place `<step>.ready`, so it fires once.
+ * with nothing to wait for is started by `in` through a place `<step>.ready`, so it fires once; a step
+ * whose outputs deliver nowhere marks a place `<step>.done` that `out` waits for, so every node is on a
+ * path from the source to the sink (a workflow net) and a run completes only when all its steps have.
  */
 export function workflowNetOf(definition: NetDefinition, flags: Readonly<Record<string, boolean>>): WorkflowNet {
   const active = new Set(definition.steps.filter((step) => isActive(step, flags)).map((step) => step.name));
@@ -76,6 +78,12 @@ export function workflowNetOf(definition: NetDefinition, flags: Readonly<Record<
     produceInto(wire.source.kind === "input" ? start : stepTransitions.get(wire.source.step)!, placeOf(wire.target));
   }
   const finish: Transition = { name: FINISH_TRANSITION, consumes: definition.outputs.map((o) => `out.${o.role}`), produces: [SINK_PLACE] };
+  for (const transition of stepTransitions.values()) {
+    if (transition.produces.length > 0) continue;
+    const done = `${transition.name}.done`;
+    produceInto(transition, done);
+    finish.consumes.push(done);
+  }
   for (const place of finish.consumes) places.add(place);
   places.add(SINK_PLACE);
   transitions.push(finish);
