@@ -127,6 +127,18 @@ describe("workflow-net soundness (unit)", () => {
     // Fully explored, the same net is unsound anyway: six deliveries into one output role.
     expect(checkSoundness(definition).combinations[0]).toMatchObject({ boundHit: false, properCompletion: false, sound: false });
   });
+
+  test("a total budget over all combinations: once it is spent, the remaining combinations stop at their first marking", () => {
+    const chain = net({ flags: ["f", "g"], outputs: ["result"], steps: [{ name: "a", inputs: ["data"] }], wires: ["in.x → a.data", "a.out → out.result"] });
+    const report = checkSoundness(chain, 10_000, 10);
+    expect(report.combinations.map((c) => [c.markingsExplored, c.boundHit, c.sound])).toEqual([
+      [4, false, true],
+      [4, false, true],
+      [2, true, false],
+      [1, true, false],
+    ]);
+    expect(report).toMatchObject({ sound: false, boundHit: true });
+  });
 });
 
 describe("soundness through the API", () => {
