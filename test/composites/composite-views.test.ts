@@ -1,3 +1,4 @@
+import { buildMacroGraph } from "../../src/services/graph-views/macro-graph";
 import { drafts, OPERATIONS, pipelineComposite, stepsOf } from "../support/composite-fixtures";
 import { recordCompositeOk, registerComposite } from "../support/composites";
 import { recordOk, registerOperation } from "../support/recording";
@@ -102,9 +103,9 @@ describe("reading a composite run", () => {
       [1, "EXECUTION", 1, ["step:1"]],
       [2, "DATA", 1, ["data:1:raw"]],
       [3, "EXECUTION", 2, ["step:2/clean"]],
-      [4, "DATA", 2, ["data:2/clean:cleaned"]],
+      [4, "DATA", 2, ["data:2:clean.cleaned"]],
       [5, "EXECUTION", 2, ["step:2/join"]],
-      [6, "DATA", 2, ["data:2/join:joined"]],
+      [6, "DATA", 2, ["data:2:join.joined"]],
       [7, "EXECUTION", 2, ["step:2/report"]],
       [8, "DATA", 2, ["data:2:figure", "data:2:metric"]],
       [9, "EXECUTION", 3, ["step:3"]],
@@ -115,10 +116,10 @@ describe("reading a composite run", () => {
         "step:1 -> data:1:raw WAS_GENERATED_BY raw",
         "data:1:raw -> step:2/clean USED data",
         "data:1:raw -> step:2/join USED right backward",
-        "step:2/clean -> data:2/clean:cleaned WAS_GENERATED_BY cleaned",
-        "data:2/clean:cleaned -> step:2/join USED left",
-        "step:2/join -> data:2/join:joined WAS_GENERATED_BY joined",
-        "data:2/join:joined -> step:2/report USED data",
+        "step:2/clean -> data:2:clean.cleaned WAS_GENERATED_BY cleaned",
+        "data:2:clean.cleaned -> step:2/join USED left",
+        "step:2/join -> data:2:join.joined WAS_GENERATED_BY joined",
+        "data:2:join.joined -> step:2/report USED data",
         "step:2/report -> data:2:figure WAS_GENERATED_BY figure",
         "step:2/report -> data:2:metric WAS_GENERATED_BY metric",
         "data:2:figure -> step:3 USED data",
@@ -166,5 +167,46 @@ describe("reading a composite run", () => {
       ...Array(6).fill("INDEPENDENT"),
       ...Array(2).fill("OUTPUT_TO_OUTPUT"),
     ]);
+  });
+});
+
+describe("expanding a composite in the macro graph (unit)", () => {
+  test("a later step consuming an intermediate an EXPOSE composite lists (`<step>.<role>`) consumes the inner step's role node", () => {
+    const operation = (name: string, kind: "CREATOR" | "COMPOSITE" = "CREATOR") => ({ id: `op_${name}` as never, name, version: "1", kind });
+    const role = (r: string) => ({ role: r, artifactType: "csv" });
+    const graph = buildMacroGraph(
+      "p",
+      [
+        { step: 1, operation: operation("expose", "COMPOSITE"), inputRoles: [role("data")], outputRoles: [role("result"), role("first.out")] },
+        { step: 2, operation: operation("audit"), inputRoles: [role("data")], outputRoles: [role("report")] },
+      ],
+      [{ step: 2, inputRole: "data", sourceStep: 1, sourceRole: "first.out" }],
+      new Map([
+        [
+          1,
+          {
+            steps: [
+              { name: "first", operation: operation("t"), inputRoles: ["data"], outputRoles: [role("out")] },
+              { name: "second", operation: operation("t"), inputRoles: ["data"], outputRoles: [role("out")] },
+            ],
+            wires: [
+              { source: { kind: "input" as const, role: "data" }, target: { kind: "step" as const, step: "first", role: "data" } },
+              { source: { kind: "step" as const, step: "first", role: "out" }, target: { kind: "step" as const, step: "second", role: "data" } },
+              { source: { kind: "step" as const, step: "second", role: "out" }, target: { kind: "output" as const, role: "result" } },
+            ],
+          },
+        ],
+      ]),
+    );
+    expect(graph.edges.map((e) => `${e.from} -> ${e.to} ${e.kind} ${e.role}${e.backward ? " backward" : ""}`).sort()).toEqual(
+      [
+        "input:1:data -> step:1/first USED data",
+        "step:1/first -> data:1:first.out WAS_GENERATED_BY out",
+        "data:1:first.out -> step:1/second USED data",
+        "step:1/second -> data:1:result WAS_GENERATED_BY out",
+        "data:1:first.out -> step:2 USED data backward",
+        "step:2 -> data:2:report WAS_GENERATED_BY report",
+      ].sort(),
+    );
   });
 });

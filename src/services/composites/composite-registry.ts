@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client";
 import type { CompositeDefinition as CompositeDefinitionRow } from "../../generated/sqlite/client";
 import { canonicalJson } from "../canonical-json";
-import type { OperationId } from "../ids";
+import { type OperationId, operationIdFor } from "../ids";
 import type { CommitPath, OperationRegistry } from "../recording";
 import type { OperationRecord } from "../records";
 import { type CompositeDefinition, type CompositeDefinitionInput, exposedRoleOf } from "./definition";
@@ -75,6 +75,8 @@ export class CompositeRegistry {
   }
 
   async find(name: string, version: string): Promise<CompositeDefinition | undefined> {
+    const cached = this.cache.get(operationIdFor(name, version));
+    if (cached) return cached;
     const row = await this.db.compositeDefinition.findUnique({ where: { name_version: { name, version } } });
     return row ? this.remember(row) : undefined;
   }
