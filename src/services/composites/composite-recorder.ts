@@ -158,16 +158,11 @@ export class CompositeRecorder {
       const intermediates = new Set(prepared.flatMap((p) => p.execution.draft.outputs.map((o) => o.id)).filter((id) => !kept.has(id)));
       const mode = definition.intermediates;
       if (mode === "EXPOSE") {
-        const listed = new Set<string>();
+        // Each intermediate in the role `<step>.<output role>` of the step that produced it (distinct within a role: DUPLICATE_OUTPUT).
         for (const { step, execution } of prepared) {
           for (const role of step.definition.outputs) {
-            execution.draft.outputs
-              .filter((o) => o.role === role.role && intermediates.has(o.id))
-              .forEach((o, index) => {
-                if (listed.has(`${o.id}\u0000${role.role}`)) return;
-                listed.add(`${o.id}\u0000${role.role}`);
-                outputs.push({ ...o, role: exposedRoleOf(step.definition.name, role.role), index });
-              });
+            const exposed = execution.draft.outputs.filter((o) => o.role === role.role && intermediates.has(o.id));
+            exposed.forEach((o, index) => outputs.push({ ...o, role: exposedRoleOf(step.definition.name, role.role), index }));
           }
         }
       }
