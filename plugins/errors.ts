@@ -23,6 +23,8 @@ export interface ViolationDetails {
   /** Every output the rule failed for (completeness reports them all at once). */
   outputs?: string[];
   candidates?: string[];
+  /** The composite step whose execution broke the rule (recordCompositeExecution), else absent. */
+  step?: string | null;
 }
 
 abstract class ViolationError extends ProvenanceError {
@@ -31,6 +33,7 @@ abstract class ViolationError extends ProvenanceError {
   readonly output: string | null;
   readonly outputs: string[];
   readonly candidates: string[];
+  readonly step: string | null;
   constructor(message: string, violation: ViolationDetails) {
     const outputs = violation.outputs ?? (violation.output ? [violation.output] : []);
     super(message, { ...violation, outputs });
@@ -39,6 +42,7 @@ abstract class ViolationError extends ProvenanceError {
     this.output = violation.output ?? null;
     this.outputs = outputs;
     this.candidates = violation.candidates ?? [];
+    this.step = violation.step ?? null;
   }
 }
 

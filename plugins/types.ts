@@ -8,7 +8,12 @@
  */
 
 export type OperationKind = "CREATOR" | "CURATOR";
-export type GroupByMode = "ZIP";
+/**
+ * How inputs are paired across roles into groups (seed "How multi-input pairing works"); each group is
+ * one joint derivation's inputs. ZIP: the i-th artifact of every role; CROSS_PRODUCT: every combination
+ * across roles; LINEAGE: two roles, an artifact of each paired when they share an ancestor.
+ */
+export type GroupByMode = "ZIP" | "CROSS_PRODUCT" | "LINEAGE";
 export type EdgeKind = "INDEPENDENT" | "CO_INPUT" | "OUTPUT_TO_OUTPUT" | "CONFIG_REFERENCE";
 
 /** The role in which an execution uses the artifacts its params reference (`{"$artifact": id}`). */
@@ -31,8 +36,9 @@ export interface OperationDeclaration {
   version: string;
   kind: OperationKind;
   /**
-   * ZIP: the i-th artifact of every input role forms group i. An output is stem-matched against its
-   * primary role only (the first role its inferLineageFrom names); the other roles give the co-inputs.
+   * How inputs are paired into groups (see GroupByMode and InputPairing). An output is stem-matched
+   * against its primary role only (the first role its inferLineageFrom names); the group of the
+   * matched artifact gives the co-inputs.
    */
   groupBy: GroupByMode | null;
   inputs: RoleDeclaration[];
@@ -89,6 +95,19 @@ export interface DraftExecution {
   pipeline: string | null;
   step: number | null;
   parentRunId: string | null;
+  /** The input groups of a groupBy operation, paired before capture; null without groupBy. */
+  pairing: InputPairing | null;
+}
+
+/**
+ * Inputs paired into groups before lineage capture (the orchestrator's "pairs inputs before dispatch").
+ * Each group holds one artifact per input role, in declared role order. `unpaired`: inputs that are in
+ * no group (LINEAGE: no shared ancestor; ZIP: beyond the shortest role), reported, never dropped silently.
+ */
+export interface InputPairing {
+  strategy: GroupByMode;
+  groups: InputArtifact[][];
+  unpaired: InputArtifact[];
 }
 
 /** Where a source of a derivation is: an input of this execution, an output draft (by name), or any stored artifact. */
@@ -125,9 +144,14 @@ export interface ProvenanceEdgeDraft {
   targetType: string;
 }
 
-/** What a plugin may read: stored artifacts, nothing else. */
+/** What a plugin may read: stored artifacts and their ancestry, nothing else. */
 export interface ReadPort {
   artifactsByIds(ids: readonly string[]): Promise<{ id: string; artifactType: string; originalName: string }[]>;
+  /**
+   * Every ancestor of each of these artifacts: the sources reached by following provenance edges
+   * (of any kind) upstream, transitively; an artifact is not its own ancestor. One row per pair.
+   */
+  ancestorsOf(ids: readonly string[]): Promise<{ id: string; ancestorId: string }[]>;
 }
 
 export interface CapturePlugin {

@@ -1,11 +1,11 @@
 import type { CapturePlugin, DraftExecution, InputArtifact, LineageMapping, OutputDraft } from "../types";
-import { createStemIndex } from "./stem";
+import { createStemIndex, type StemMatch, stemOf } from "./stem";
 
 // Seed "How lineage is captured": each output role's drafts are stem-matched against the input roles
-// (or output roles) its inferLineageFrom names. With groupBy ZIP only the primary role (the first one
-// inferLineageFrom names) is searched, and a match at index i there makes the i-th artifact of every
-// other input role a joint (co-input) source: searching every role would make same-stem partners
-// (s1.csv beside s1.json) ambiguous at every level.
+// (or output roles) its inferLineageFrom names. With groupBy only the primary role (the first one
+// inferLineageFrom names) is searched, and the group the match belongs to (draft.pairing) gives the
+// joint (co-input) sources: searching every role would make same-stem partners (s1.csv beside
+// s1.json) ambiguous at every level.
 export const stemLineageInference: CapturePlugin = {
   name: "stem-lineage-inference",
   stage: "capture",
@@ -24,8 +24,8 @@ export const stemLineageInference: CapturePlugin = {
 };
 
 function matchInputs(draft: DraftExecution, fromRoles: string[], drafts: OutputDraft[]): LineageMapping[] {
-  const zipped = draft.operation.groupBy === "ZIP";
-  const searched = zipped ? [fromRoles[0]] : fromRoles;
+  const grouped = draft.operation.groupBy !== null;
+  const searched = grouped ? [fromRoles[0]] : fromRoles;
   const index = createStemIndex(
     draft.inputs.filter((input) => searched.includes(input.role)),
     (input) => input.originalName,
@@ -34,9 +34,9 @@ function matchInputs(draft: DraftExecution, fromRoles: string[], drafts: OutputD
   for (const output of drafts) {
     const match = index.match(output.originalName);
     if (!match) continue;
-    if (zipped) {
-      const group = coInputGroup(draft, match.candidate);
-      mappings.push({ output: output.originalName, sources: group.map((input) => ({ input: input.id })), kind: "CO_INPUT", capturedBy: stemLineageInference.name });
+    if (grouped) {
+      const group = groupOf(draft, output.originalName, match);
+      if (group) mappings.push({ output: output.originalName, sources: group.map((input) => ({ input: input.id })), kind: "CO_INPUT", capturedBy: stemLineageInference.name });
     } else {
       mappings.push({ output: output.originalName, sources: [{ input: match.candidate.id }], kind: "INDEPENDENT", capturedBy: stemLineageInference.name });
     }
@@ -44,15 +44,29 @@ function matchInputs(draft: DraftExecution, fromRoles: string[], drafts: OutputD
   return mappings;
 }
 
-// Seed "How multi-input pairing works": the matched input plus every other input role's artifact at its
-// index (an artifact paired with itself counts once).
-function coInputGroup(draft: DraftExecution, matched: InputArtifact): InputArtifact[] {
-  const group = [matched];
-  for (const role of draft.operation.inputs) {
-    if (role.role === matched.role) continue;
-    const partner = draft.inputs.find((input) => input.role === role.role && input.index === matched.index);
-    if (partner && !group.some((member) => member.id === partner.id)) group.push(partner);
+// Seed "How multi-input pairing works": the group holding the matched input (an artifact paired with
+// itself counts once). ZIP puts an input in one group; CROSS_PRODUCT and LINEAGE may put it in several,
+// and then the rest of the output's stem names the partners: after the matched stem (and any separators)
+// it is stem-matched against the candidates of the next role, and so on (`s1_cfgA.out` with `s1.csv`
+// and `cfgA.json`). No single group left: no mapping (completeness validation reports the output).
+function groupOf(draft: DraftExecution, outputName: string, match: StemMatch<InputArtifact>): InputArtifact[] | undefined {
+  const matched = match.candidate;
+  let candidates = (draft.pairing?.groups ?? []).filter((group) => group.some((member) => member.id === matched.id && member.role === matched.role));
+  let rest = stemOf(outputName).slice(match.matchedStem.length);
+  const roles = draft.operation.inputs.map((role) => role.role).filter((role) => role !== matched.role);
+  for (const role of roles) {
+    if (candidates.length <= 1) break;
+    const partners = [...new Map(candidates.map((group) => group.find((member) => member.role === role)!).map((p) => [p.id, p])).values()];
+    if (partners.length <= 1) continue;
+    rest = rest.replace(/^[^A-Za-z0-9]+/, "");
+    const partner = createStemIndex(partners, (p) => p.originalName).match(rest);
+    if (!partner) return undefined;
+    candidates = candidates.filter((group) => group.some((member) => member.role === role && member.id === partner.candidate.id));
+    rest = rest.slice(partner.matchedStem.length);
   }
+  if (candidates.length !== 1) return undefined;
+  const group: InputArtifact[] = [];
+  for (const member of [matched, ...candidates[0]]) if (!group.some((m) => m.id === member.id)) group.push(member);
   return group;
 }
 

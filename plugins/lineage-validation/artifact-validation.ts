@@ -79,7 +79,7 @@ export function validateArtifacts(draft: DraftExecution): void {
     const counts = operation.inputs.map((role) => draft.inputs.filter((input) => input.role === role.role).length);
     if (new Set(counts).size > 1) {
       throw new ArtifactValidationError(
-        `groupBy ZIP pairs the i-th artifact of every input role, but the roles hold ${operation.inputs.map((r, i) => `${r.role}: ${counts[i]}`).join(", ")}`,
+        `groupBy ZIP pairs the i-th artifact of every input role, but ${operation.inputs.map((r, i) => `'${r.role}' has ${counts[i]}`).join(", ")}`,
         { rule: "ZIP_LENGTH_MISMATCH", role: operation.inputs[counts.findIndex((c) => c !== counts[0])]?.role ?? null, candidates: operation.inputs.map((r) => r.role) },
       );
     }

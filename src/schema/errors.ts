@@ -29,6 +29,7 @@ for (const [errorClass, description] of violationErrors) {
       output: t.exposeString("output", { nullable: true, description: "The offending output (a draft's originalName)." }),
       outputs: t.exposeStringList("outputs", { description: "Every output the rule failed for." }),
       candidates: t.exposeStringList("candidates", { description: "What was considered: candidate inputs, declared roles, …" }),
+      step: t.exposeString("step", { nullable: true, description: "recordCompositeExecution: the composite step whose execution broke the rule." }),
     }),
   });
 }

@@ -146,6 +146,9 @@ const MicroGraphObject = builder.objectRef<MicroGraph>("MicroGraph").implement({
   }),
 });
 
+const EXPAND_COMPOSITES =
+  "A step that runs a composite is drawn as one step; true draws the composite's steps in its place, a column pair per level of its wiring, all at the composite's step (macro: from its definition; micro: the executions of its steps, their links and internal edges).";
+
 builder.queryFields((t) => ({
   macroGraph: t.field({
     type: MacroGraphObject,
@@ -153,8 +156,9 @@ builder.queryFields((t) => ({
     args: {
       pipeline: t.arg.string({ required: true }),
       format: t.arg({ type: GraphFormatEnum, defaultValue: "JSON" }),
+      expandComposites: t.arg.boolean({ defaultValue: false, description: EXPAND_COMPOSITES }),
     },
-    resolve: (_root, args, ctx) => ctx.services.graphViews.macroGraph(args.pipeline, { dot: args.format === "DOT" }),
+    resolve: (_root, args, ctx) => ctx.services.graphViews.macroGraph(args.pipeline, { dot: args.format === "DOT", expandComposites: args.expandComposites ?? false }),
   }),
   microGraph: t.field({
     type: MicroGraphObject,
@@ -164,7 +168,9 @@ builder.queryFields((t) => ({
       pipeline: t.arg.string({ required: true }),
       upToStep: t.arg.int(),
       format: t.arg({ type: GraphFormatEnum, defaultValue: "JSON" }),
+      expandComposites: t.arg.boolean({ defaultValue: false, description: EXPAND_COMPOSITES }),
     },
-    resolve: (_root, args, ctx) => ctx.services.graphViews.microGraph(args.pipeline, args.upToStep ?? null, { dot: args.format === "DOT" }),
+    resolve: (_root, args, ctx) =>
+      ctx.services.graphViews.microGraph(args.pipeline, args.upToStep ?? null, { dot: args.format === "DOT", expandComposites: args.expandComposites ?? false }),
   }),
 }));

@@ -10,10 +10,18 @@ export const OperationKindEnum = builder.enumType("OperationKind", {
   description: "CREATOR makes new artifacts; CURATOR passes artifacts through or filters them.",
 });
 export const GroupByEnum = builder.enumType("GroupBy", {
-  values: GROUP_BY_MODES,
+  values: {
+    ZIP: { description: "The i-th artifact of every input role forms group i; roles of unequal length are ZIP_LENGTH_MISMATCH." },
+    CROSS_PRODUCT: { description: "Every combination of one artifact per input role forms a group; an empty role gives none." },
+    LINEAGE: {
+      description:
+        "Exactly two input roles: an artifact of each forms a group when they share an ancestor in the provenance graph (each artifact counting as its own). Artifacts in no group are reported (`unpaired`).",
+    },
+  } satisfies Record<(typeof GROUP_BY_MODES)[number], unknown>,
   description:
-    "How inputs are paired across roles. ZIP: the i-th artifact of every input role forms group i; an output is stem-matched against its primary role only " +
-    "(the first role its inferLineageFrom names), and the same-index artifacts of the other input roles are its co-inputs.",
+    "How inputs are paired across roles into groups, each one joint derivation's inputs. An output is stem-matched against its primary role only " +
+    "(the first role its inferLineageFrom names); the group of the matched artifact gives its co-inputs. Where the matched artifact is in several groups " +
+    "(CROSS_PRODUCT, LINEAGE), the rest of the output's stem after the matched stem names the partner of each further role (`s1_cfgA.out`: `s1.csv` with `cfgA.json`).",
 });
 
 const LineageSourceObject = builder.objectRef<NonNullable<LineageSource>>("LineageSource").implement({

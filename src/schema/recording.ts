@@ -1,5 +1,5 @@
 import { builder } from "./builder";
-import type { ExecutionRecord } from "../services/records";
+import type { ExecutionLinkRecord, ExecutionRecord } from "../services/records";
 import { ArtifactValidationError, LineageCompletenessError, LineageIntegrityError, OperationDeclarationError } from "./errors";
 import { ArtifactRef } from "./artifact";
 import { executionLinks, ExecutionRef, ExecutionStatusEnum } from "./execution";
@@ -13,7 +13,7 @@ const LineageSourceInput = builder.inputType("LineageSourceInput", {
   }),
 });
 
-const InputRoleInput = builder.inputType("InputRoleInput", {
+export const InputRoleInput = builder.inputType("InputRoleInput", {
   fields: (t) => ({
     role: t.string({ required: true, description: "Role names starting with `$` are reserved." }),
     artifactType: t.string({ required: true }),
@@ -61,11 +61,11 @@ const ArtifactDraftInput = builder.inputType("ArtifactDraftInput", {
   }),
 });
 
-const RoleArtifactsInput = builder.inputType("RoleArtifactsInput", {
+export const RoleArtifactsInput = builder.inputType("RoleArtifactsInput", {
   fields: (t) => ({ role: t.string({ required: true }), artifactIds: t.idList({ required: true }) }),
 });
 
-const RoleDraftsInput = builder.inputType("RoleDraftsInput", {
+export const RoleDraftsInput = builder.inputType("RoleDraftsInput", {
   fields: (t) => ({ role: t.string({ required: true }), artifacts: t.field({ type: [ArtifactDraftInput], required: true }) }),
 });
 
@@ -77,7 +77,7 @@ const ExplicitLineageKindEnum = builder.enumType("ExplicitLineageKind", {
   },
 });
 
-const ExplicitLineageInput = builder.inputType("ExplicitLineageInput", {
+export const ExplicitLineageInput = builder.inputType("ExplicitLineageInput", {
   description: "An explicit mapping, bypassing stem inference. A source may appear once (DUPLICATE_SOURCE); outputs may not derive from each other in a cycle.",
   fields: (t) => ({
     output: t.string({ required: true, description: "An output draft's originalName." }),
@@ -86,7 +86,7 @@ const ExplicitLineageInput = builder.inputType("ExplicitLineageInput", {
   }),
 });
 
-const PinsInput = builder.inputType("PinsInput", {
+export const PinsInput = builder.inputType("PinsInput", {
   description: "What a replay must pin.",
   fields: (t) => ({
     inputVersions: t.field({ type: "JSON" }),
@@ -111,7 +111,10 @@ const RecordExecutionInput = builder.inputType("RecordExecutionInput", {
     pipeline: t.string({ description: "With step: records the step in the pipeline's steps table (macro graph)." }),
     step: t.int(),
     agent: t.string(),
-    parentRunId: t.id({ description: "The composite execution this one ran inside; its edges are then not step-boundary edges." }),
+    parentRunId: t.id({
+      description:
+        "The execution this one ran inside; its edges are then not step-boundary edges. A composite's runs are recorded whole with recordCompositeExecution, which also composes their step-boundary shortcut edges.",
+    }),
     pins: t.field({ type: PinsInput }),
     status: t.field({ type: ExecutionStatusEnum, description: "Default COMPLETED." }),
     startedAt: t.field({ type: "DateTime" }),
@@ -119,10 +122,20 @@ const RecordExecutionInput = builder.inputType("RecordExecutionInput", {
   }),
 });
 
-const RecordExecutionPayload = builder.objectRef<{ execution: ExecutionRecord; edgeCount: number }>("RecordExecutionPayload").implement({
+export const UnpairedInputObject = builder.objectRef<ExecutionLinkRecord>("UnpairedInput").implement({
+  description: "An input a groupBy operation paired with nothing (LINEAGE: no ancestor shared with any artifact of the other role). It is recorded as an input; no derivation uses it.",
+  fields: (t) => ({
+    role: t.exposeString("role"),
+    position: t.exposeInt("position"),
+    artifact: t.field({ type: ArtifactRef, resolve: (link) => link.artifactId }),
+  }),
+});
+
+const RecordExecutionPayload = builder.objectRef<{ execution: ExecutionRecord; edgeCount: number; unpaired: ExecutionLinkRecord[] }>("RecordExecutionPayload").implement({
   fields: (t) => ({
     execution: t.field({ type: ExecutionRef, resolve: (payload) => payload.execution }),
     edgeCount: t.exposeInt("edgeCount", { description: "Lineage edges recorded." }),
+    unpaired: t.field({ type: [UnpairedInputObject], description: "Inputs the operation's groupBy paired with nothing, never dropped silently (empty without groupBy).", resolve: (payload) => payload.unpaired }),
   }),
 });
 
@@ -164,7 +177,7 @@ builder.mutationFields((t) => ({
       executionLinks(ctx, "CONSUMED").prime(execution.runId, links.consumed);
       executionLinks(ctx, "PRODUCED").prime(execution.runId, links.produced);
       for (const artifact of artifacts) ArtifactRef.getDataloader(ctx).prime(artifact.id, artifact);
-      return { execution, edgeCount: recorded.edges.length };
+      return { execution, edgeCount: recorded.edges.length, unpaired: recorded.unpaired };
     },
   }),
 }));

@@ -6,10 +6,11 @@ import type { ArtifactId, OperationId, RunId, SpecId } from "./ids";
 export const EXECUTION_STATUSES = ["STARTED", "RUNNING", "COMPLETED", "FAILED", "ABORTED"] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
-export const OPERATION_KINDS = ["CREATOR", "CURATOR"] as const;
+/** COMPOSITE: a registered composite (registerComposite); its runs are recorded with recordCompositeExecution. */
+export const OPERATION_KINDS = ["CREATOR", "CURATOR", "COMPOSITE"] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 
-export const GROUP_BY_MODES = ["ZIP"] as const;
+export const GROUP_BY_MODES = ["ZIP", "CROSS_PRODUCT", "LINEAGE"] as const;
 export type GroupByMode = (typeof GROUP_BY_MODES)[number];
 
 export type LinkDirection = "CONSUMED" | "PRODUCED";

@@ -2,6 +2,7 @@ import { defaultPlugins } from "../../plugins/registry";
 import type { ProvgraphPlugin } from "../../plugins/types";
 import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
+import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composites";
 import { ExecutionReader } from "./execution-reader";
 import { GraphViews } from "./graph-views/graph-views";
 import { createLineageServices, type LineageServices } from "./lineage";
@@ -18,6 +19,8 @@ export interface Services {
   /** The one write path every recording takes (recordExecution, batches, composites, OpenLineage). */
   commits: CommitPath;
   recorder: ExecutionRecorder;
+  /** Composites: registration (with the soundness check), recording a run as one unit, reads. */
+  composites: { registry: CompositeRegistry; recorder: CompositeRecorder; reader: CompositeReader };
   lineage: LineageServices;
   graphViews: GraphViews;
 }
@@ -27,6 +30,7 @@ export function createServices(database: Database, plugins: readonly ProvgraphPl
   const db = database.prisma;
   const registry = new OperationRegistry(db);
   const commits = new TransactionPerUnit(db);
+  const composites = new CompositeRegistry(db, commits, registry);
   return {
     database,
     artifacts: new ArtifactReader(db),
@@ -35,6 +39,7 @@ export function createServices(database: Database, plugins: readonly ProvgraphPl
     registry,
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins),
+    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(db) },
     lineage: createLineageServices(database),
     graphViews: new GraphViews(db),
   };

@@ -1,14 +1,22 @@
 import { LineageIntegrityError } from "../../plugins/errors";
 import { configReferenceLineage, stemLineageInference } from "../../plugins/lineage-inference";
 import { lineageValidation } from "../../plugins/lineage-validation";
+import { pairByPosition } from "../../plugins/pairing";
 import type { DraftExecution, ReadPort } from "../../plugins/types";
 
 /** The plugins run against an in-memory read port: no database needed. */
 const memoryPort = (artifacts: { id: string; artifactType: string; originalName: string }[]): ReadPort => ({
   artifactsByIds: async (ids) => artifacts.filter((a) => ids.includes(a.id)),
+  ancestorsOf: async () => [],
 });
 
-const zipDraft: DraftExecution = {
+/** The draft with its inputs paired by position, as the recorder pairs a ZIP operation's inputs. */
+const zipped = (draft: Omit<DraftExecution, "pairing">): DraftExecution => ({
+  ...draft,
+  pairing: pairByPosition(draft.operation.inputs.map((role) => draft.inputs.filter((input) => input.role === role.role))),
+});
+
+const zipDraft: DraftExecution = zipped({
   runId: "run_x",
   specId: "spec_x",
   operation: {
@@ -36,7 +44,7 @@ const zipDraft: DraftExecution = {
   pipeline: null,
   step: null,
   parentRunId: null,
-};
+});
 
 test("stem inference with ZIP: the match at index 1 of the primary role pairs with index 1 of every other role", async () => {
   const mappings = await stemLineageInference.capture(zipDraft, { alreadyMapped: new Set(), port: memoryPort([]) });
@@ -44,7 +52,7 @@ test("stem inference with ZIP: the match at index 1 of the primary role pairs wi
 });
 
 test("stem inference with ZIP searches the primary role only: a same-stem partner in another role is no rival", async () => {
-  const sameStems: DraftExecution = {
+  const sameStems: DraftExecution = zipped({
     ...zipDraft,
     // Both roles named: the first, left, is the primary one.
     operation: { ...zipDraft.operation, outputs: [{ role: "diff", artifactType: "csv", required: true, inferLineageFrom: { from: "INPUTS", roles: ["left", "right"] } }] },
@@ -58,7 +66,7 @@ test("stem inference with ZIP searches the primary role only: a same-stem partne
       { id: "art_d0", role: "diff", index: 0, originalName: "s1_diff.csv", contentHash: "h0", artifactType: "csv", metadata: null },
       { id: "art_d1", role: "diff", index: 1, originalName: "s2_diff.csv", contentHash: "h1", artifactType: "csv", metadata: null },
     ],
-  };
+  });
   expect(await stemLineageInference.capture(sameStems, { alreadyMapped: new Set(), port: memoryPort([]) })).toEqual([
     { output: "s1_diff.csv", sources: [{ input: "art_l0" }, { input: "art_r0" }], kind: "CO_INPUT", capturedBy: "stem-lineage-inference" },
     { output: "s2_diff.csv", sources: [{ input: "art_l1" }, { input: "art_r1" }], kind: "CO_INPUT", capturedBy: "stem-lineage-inference" },

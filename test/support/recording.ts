@@ -79,5 +79,8 @@ export async function tableCounts(t: TestApp) {
     edges: await db.provenanceEdge.count(),
     steps: await db.pipelineStep.count(),
     flows: await db.pipelineFlow.count(),
+    compositeDefinitions: await db.compositeDefinition.count(),
+    compositeRuns: await db.compositeRun.count(),
+    compositeStepRuns: await db.compositeStepRun.count(),
   };
 }

@@ -1,11 +1,16 @@
 import type { ArtifactId, RunId } from "../ids";
 import type { ArtifactRecord, ExecutionRecord, LinkDirection } from "../records";
 import { compareText, layOutColumns } from "./column-layout";
-import { dataColumn, executionColumn, PIPELINE_INPUT_COLUMN, stepIndexer } from "./column-rules";
+import { dataColumn, executionColumn, PIPELINE_INPUT_COLUMN } from "./column-rules";
+import { stagesOf } from "./composite-stages";
 import type { DraftEdge, DraftNode, MicroGraph, MicroGraphNode } from "./layered-graph";
 
 export interface MicroExecutionInput {
-  execution: ExecutionRecord & { step: number };
+  execution: ExecutionRecord;
+  /** The pipeline step it is drawn at (a composite's step for the steps of an expanded composite run). */
+  step: number;
+  /** Within an expanded composite run: the level of the step it ran as (1 otherwise). */
+  level?: number;
   operationName: string;
   operationVersion: string;
 }
@@ -38,6 +43,8 @@ export interface MicroGraphInput {
   artifacts: readonly ArtifactRecord[];
   /** Derivation edges recorded by those executions. */
   derivations: readonly MicroDerivationInput[];
+  /** Levels per pipeline step that runs an expanded composite (one column pair each); 1 for other steps. */
+  depths?: ReadonlyMap<number, number>;
 }
 
 /**
@@ -54,9 +61,12 @@ export interface MicroGraphInput {
  *   the role, at the execution's step;
  * - WAS_DERIVED_FROM (parent → derived) per ProvenanceEdge row recorded by one of these
  *   executions between two of these artifacts, with its derivation kind, at the recording step.
+ *
+ * The steps of an expanded composite run (expandComposites) are executions like the others, drawn
+ * at their composite's step, a column pair per level of its wiring (`depths`, `level`).
  */
 export function buildMicroGraph(input: MicroGraphInput): Omit<MicroGraph, "dot"> {
-  const indexOf = stepIndexer(input.steps);
+  const { stages, indexOf } = stagesOf(input.steps, input.depths ?? new Map());
   const executions = new Map(input.executions.map((e) => [e.execution.runId as string, e]));
   const artifacts = new Map(input.artifacts.map((a) => [a.id as string, a]));
   const executionRank = new Map(input.executions.map((e, i) => [e.execution.runId as string, i]));
@@ -70,26 +80,30 @@ export function buildMicroGraph(input: MicroGraphInput): Omit<MicroGraph, "dot">
         a.position - b.position,
     );
 
-  // Where each artifact first appears (drawing order) and the first step that produced it.
+  // Where each artifact first appears (drawing order) and the first stage (step, level) that produced it.
+  const stageOf = (runId: string) => {
+    const e = executions.get(runId)!;
+    return indexOf(e.step, e.level);
+  };
   const firstSeen = new Map<string, number>();
   const firstProducedAt = new Map<string, number>();
   links.forEach((link, i) => {
     if (!firstSeen.has(link.artifactId)) firstSeen.set(link.artifactId, i);
     if (link.direction !== "PRODUCED") return;
-    const step = executions.get(link.runId)!.execution.step;
+    const stage = stageOf(link.runId);
     const earliest = firstProducedAt.get(link.artifactId);
-    if (earliest === undefined || step < earliest) firstProducedAt.set(link.artifactId, step);
+    if (earliest === undefined || stage < earliest) firstProducedAt.set(link.artifactId, stage);
   });
 
   const nodes: DraftNode<MicroGraphNode>[] = [];
-  for (const { execution, operationName, operationVersion } of input.executions) {
+  for (const { execution, step, level, operationName, operationVersion } of input.executions) {
     nodes.push({
       type: "EXECUTION",
       kind: "EXECUTION",
       key: execution.runId,
       label: operationName,
-      column: executionColumn(indexOf(execution.step)),
-      step: execution.step,
+      column: executionColumn(indexOf(step, level)),
+      step,
       execution,
       operationName,
       operationVersion,
@@ -104,15 +118,15 @@ export function buildMicroGraph(input: MicroGraphInput): Omit<MicroGraph, "dot">
       kind: "DATA",
       key: id,
       label: artifact.originalName,
-      column: producedAt === undefined ? PIPELINE_INPUT_COLUMN : dataColumn(indexOf(producedAt)),
-      step: producedAt ?? null,
+      column: producedAt === undefined ? PIPELINE_INPUT_COLUMN : dataColumn(producedAt),
+      step: producedAt === undefined ? null : stages[producedAt],
       artifact,
       pipelineInput: producedAt === undefined,
     });
   }
 
   const edges: DraftEdge[] = links.map((link) => {
-    const step = executions.get(link.runId)!.execution.step;
+    const step = executions.get(link.runId)!.step;
     return link.direction === "CONSUMED"
       ? { from: link.artifactId, to: link.runId, kind: "USED", role: link.role, derivation: null, step }
       : { from: link.runId, to: link.artifactId, kind: "WAS_GENERATED_BY", role: link.role, derivation: null, step };
@@ -126,7 +140,7 @@ export function buildMicroGraph(input: MicroGraphInput): Omit<MicroGraph, "dot">
       kind: "WAS_DERIVED_FROM",
       role: null,
       derivation: derivation.kind,
-      step: run.execution.step,
+      step: run.step,
     });
   }
 
@@ -134,6 +148,6 @@ export function buildMicroGraph(input: MicroGraphInput): Omit<MicroGraph, "dot">
     pipeline: input.pipeline,
     upToStep: input.upToStep,
     steps: [...input.steps],
-    ...layOutColumns<MicroGraphNode>(input.steps, nodes, edges),
+    ...layOutColumns<MicroGraphNode>(stages, nodes, edges),
   };
 }

@@ -1,17 +1,20 @@
 import { LineageIntegrityError } from "../../../plugins/errors";
 import { artifactReferencesIn } from "../../../plugins/lineage-inference/config-references";
-import { CONFIG_INPUT_ROLE, type DraftExecution, type InputArtifact, type OutputDraft } from "../../../plugins/types";
+import { pairInputs } from "../../../plugins/pairing";
+import { CONFIG_INPUT_ROLE, type DraftExecution, type InputArtifact, type OutputDraft, type ReadPort } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { NotFoundError } from "../errors";
 import { artifactIdFor, isIdOfKind, type RunId, type SpecId } from "../ids";
 import { type ArtifactRecord, type OperationRecord, toArtifactRecord } from "../records";
 import { declarationOf } from "./operation-registry";
+import type { PendingRecords } from "./pending-records";
 import type { RecordExecutionRequest } from "./request-shape";
 
 /**
  * The request as plugins see it: inputs and the artifacts params reference read from the store,
- * output ids content-addressed. A role listed twice is one role (positions continue), so ZIP pairs
- * by the position an artifact has in its role, whatever the request's grouping.
+ * output ids content-addressed, inputs paired when the operation groups them. A role listed twice is
+ * one role (positions continue), so ZIP pairs by the position an artifact has in its role, whatever
+ * the request's grouping. What the unit has prepared but not staged (`pending`) counts as stored.
  */
 export async function buildDraft(
   tx: DbTx,
@@ -19,11 +22,14 @@ export async function buildDraft(
   request: RecordExecutionRequest,
   runId: RunId,
   specId: SpecId,
+  context: { port: ReadPort; pending?: PendingRecords },
 ): Promise<{ draft: DraftExecution; inputs: ArtifactRecord[] }> {
+  const pending = context.pending;
   const references = artifactReferencesIn(request.params);
   const wanted = [...new Set([...request.inputs.flatMap((i) => i.artifactIds), ...references.filter((id) => isIdOfKind(id, "artifact"))])];
   const found = wanted.length === 0 ? [] : (await tx.artifact.findMany({ where: { id: { in: wanted } } })).map(toArtifactRecord);
   const stored = new Map(found.map((a) => [a.id as string, a]));
+  for (const id of wanted) if (!stored.has(id) && pending?.artifacts.has(id)) stored.set(id, pending.artifacts.get(id)!);
   request.inputs.forEach(({ artifactIds }, i) =>
     artifactIds.forEach((id, j) => {
       if (!stored.has(id)) throw new NotFoundError("artifact", id, `inputs[${i}].artifactIds[${j}]`);
@@ -35,7 +41,7 @@ export async function buildDraft(
       throw new LineageIntegrityError(`params reference ${why}`, { rule: "UNKNOWN_CONFIG_REFERENCE", role: CONFIG_INPUT_ROLE, candidates: [id] });
     }
   }
-  if (request.parentRunId != null && !(await tx.execution.findUnique({ where: { runId: request.parentRunId }, select: { runId: true } }))) {
+  if (request.parentRunId != null && !pending?.runIds.has(request.parentRunId) && !(await tx.execution.findUnique({ where: { runId: request.parentRunId }, select: { runId: true } }))) {
     throw new NotFoundError("execution", request.parentRunId, "parentRunId");
   }
 
@@ -59,10 +65,11 @@ export async function buildDraft(
       };
     }),
   );
+  const declaration = declarationOf(operation);
   const draft: DraftExecution = {
     runId,
     specId,
-    operation: declarationOf(operation),
+    operation: declaration,
     status: request.status ?? "COMPLETED",
     params: request.params ?? null,
     inputs,
@@ -72,6 +79,7 @@ export async function buildDraft(
     pipeline: request.pipeline ?? null,
     step: request.step ?? null,
     parentRunId: request.parentRunId ?? null,
+    pairing: await pairInputs(declaration, inputs, context.port),
   };
   const inputRecords = [...new Set([...inputs, ...draft.configInputs].map((i) => i.id))].map((id) => stored.get(id)!);
   return { draft, inputs: inputRecords };

@@ -4,7 +4,8 @@
 export { type CommitListener, type CommitPath, type RecordingEvent, type RecordingUnit, TransactionPerUnit, type UnitScope } from "./commit-path";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
 export { type OperationDeclarationInput, OperationRegistry } from "./operation-registry";
-export { type PreparedExecution, prepareExecution } from "./prepared-execution";
+export { type PreparedExecution, prepareExecution, type StageableExecution } from "./prepared-execution";
+export { emptyPendingRecords, type PendingRecords } from "./pending-records";
 export { ExecutionRecorder } from "./record-execution";
 export { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
 export { checkRequestShape, type RecordExecutionRequest } from "./request-shape";

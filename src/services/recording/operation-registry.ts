@@ -10,7 +10,8 @@ import { unsafeTextReason } from "../safe-text";
 export interface OperationDeclarationInput {
   name: string;
   version: string;
-  kind: OperationDeclaration["kind"];
+  /** COMPOSITE is refused here (COMPOSITE_KIND): composites are registered with their wiring. */
+  kind: OperationDeclaration["kind"] | "COMPOSITE";
   groupBy: OperationDeclaration["groupBy"];
   inputs: { role: string; artifactType: string; required?: boolean | null }[];
   outputs: { role: string; artifactType: string; required?: boolean | null; inferLineageFrom?: { inputs?: string[] | null; outputs?: string[] | null } | null }[];
@@ -79,6 +80,8 @@ export class OperationRegistry {
 }
 
 export function declarationOf(operation: OperationRecord): OperationDeclaration {
+  // Composites never reach the plugins: their steps do (the recorder refuses them as plain executions).
+  if (operation.kind === "COMPOSITE") throw new Error(`${operation.name}@${operation.version} is a composite, not an operation plugins can see`);
   const role = (r: OperationRecord["inputs"][number]): RoleDeclaration => ({
     role: r.role,
     artifactType: r.artifactType,
@@ -94,6 +97,9 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
   const fail = (message: string, details: { rule: string; role?: string; candidates?: string[] }) => {
     throw new OperationDeclarationError(`${where}: ${message}`, details);
   };
+  if (input.kind === "COMPOSITE") {
+    fail("a composite is registered with registerComposite, which checks its wiring", { rule: "COMPOSITE_KIND" });
+  }
   if (!input.name.trim()) fail("the operation name is empty", { rule: "EMPTY_NAME" });
   if (!input.version.trim()) fail("the version is empty", { rule: "EMPTY_VERSION" });
   const checkText = (what: string, text: string, role?: string) => {
@@ -166,13 +172,16 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
     };
   });
   assertNoOutputCycle(outputs, fail);
-  if (input.groupBy === "ZIP" && input.inputs.length < 2) {
-    fail("groupBy ZIP pairs artifacts across input roles and needs at least two", { rule: "GROUP_BY_NEEDS_ROLES", candidates: inputRoles });
+  if ((input.groupBy === "ZIP" || input.groupBy === "CROSS_PRODUCT") && input.inputs.length < 2) {
+    fail(`groupBy ${input.groupBy} pairs artifacts across input roles and needs at least two`, { rule: "GROUP_BY_NEEDS_ROLES", candidates: inputRoles });
+  }
+  if (input.groupBy === "LINEAGE" && input.inputs.length !== 2) {
+    fail(`groupBy LINEAGE pairs the artifacts of exactly two input roles by a shared ancestor; ${input.inputs.length} are declared`, { rule: "GROUP_BY_NEEDS_ROLES", candidates: inputRoles });
   }
   return {
     name: input.name,
     version: input.version,
-    kind: input.kind,
+    kind: input.kind as OperationDeclaration["kind"],
     groupBy: input.groupBy ?? null,
     inputs: input.inputs.map((role) => ({ role: role.role, artifactType: role.artifactType, required: role.required ?? true, inferLineageFrom: null })),
     outputs,

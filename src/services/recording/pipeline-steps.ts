@@ -6,7 +6,7 @@ import { insertRows } from "./bulk-insert";
 
 // Seed "Visualization": the macro graph comes from the steps table alone. Record the step (its
 // operation and roles) once, and which earlier step's output role fed each of its input roles.
-export async function recordPipelineStep(tx: DbTx, draft: DraftExecution, operation: OperationRecord, at: Date): Promise<void> {
+export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "pipeline" | "step" | "inputs">, operation: OperationRecord, at: Date): Promise<void> {
   const pipeline = draft.pipeline!;
   const step = draft.step!;
   const existing = await tx.pipelineStep.findUnique({ where: { pipeline_step: { pipeline, step } }, select: { operationId: true, operation: { select: { name: true, version: true } } } });

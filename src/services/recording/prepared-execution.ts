@@ -4,6 +4,7 @@ import type { RunId, SpecId } from "../ids";
 import type { ArtifactRecord, OperationRecord } from "../records";
 import { buildDraft } from "./build-draft";
 import { inferAndValidateLineage } from "./lineage-pipeline";
+import type { PendingRecords } from "./pending-records";
 import { prismaReadPort } from "./prisma-read-port";
 import type { RecordExecutionRequest } from "./request-shape";
 
@@ -19,15 +20,29 @@ export interface PreparedExecution {
   recordedAt: Date;
 }
 
-/** Reads what the request names (inside `tx`), builds the draft and runs the plugins over it. */
+/**
+ * What staging and the answer need of a prepared execution: the draft without its plugin-facing parts.
+ * A composite's own execution is one (its edges are composed from its steps, not captured by plugins).
+ */
+export type StageableExecution = Omit<PreparedExecution, "draft"> & {
+  draft: Pick<DraftExecution, "runId" | "specId" | "params" | "inputs" | "configInputs" | "outputs" | "pipeline" | "step" | "parentRunId" | "pairing">;
+};
+
+/**
+ * Reads what the request names (inside `tx`), builds the draft and runs the plugins over it.
+ * `pending`: what the unit prepared before this execution and has not staged yet (a composite's
+ * earlier steps), read as if stored.
+ */
 export async function prepareExecution(
   tx: DbTx,
   plugins: readonly ProvgraphPlugin[],
   operation: OperationRecord,
   request: RecordExecutionRequest,
   ids: { runId: RunId; specId: SpecId; recordedAt: Date },
+  pending?: PendingRecords,
 ): Promise<PreparedExecution> {
-  const { draft, inputs } = await buildDraft(tx, operation, request, ids.runId, ids.specId);
-  const { edges } = await inferAndValidateLineage(plugins, draft, prismaReadPort(tx));
+  const port = prismaReadPort(tx, pending);
+  const { draft, inputs } = await buildDraft(tx, operation, request, ids.runId, ids.specId, { port, pending });
+  const { edges } = await inferAndValidateLineage(plugins, draft, port);
   return { operation, request, draft, inputs, edges, recordedAt: ids.recordedAt };
 }

@@ -1,5 +1,5 @@
 import type { ProvgraphPlugin } from "../../../plugins/types";
-import { NotFoundError } from "../errors";
+import { InvalidArgumentError, NotFoundError } from "../errors";
 import { newRunId } from "../ids";
 import type { CommitPath } from "./commit-path";
 import type { OperationRegistry } from "./operation-registry";
@@ -28,6 +28,7 @@ export class ExecutionRecorder {
     const request = checkRequestShape(reported);
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
+    if (operation.kind === "COMPOSITE") throw new InvalidArgumentError("operation", `${operation.name}@${operation.version} is a composite: record its runs with recordCompositeExecution`);
     const ids = { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() };
     return this.commits.run(async (tx, scope) => {
       const prepared = await prepareExecution(tx, this.plugins, operation, request, ids);

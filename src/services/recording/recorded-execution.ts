@@ -1,7 +1,7 @@
 import type { ProvenanceEdgeDraft } from "../../../plugins/types";
 import type { ArtifactId, RunId, SpecId } from "../ids";
 import type { ArtifactRecord, ExecutionLinkRecord, ExecutionRecord, ExecutionStatus } from "../records";
-import type { PreparedExecution } from "./prepared-execution";
+import type { StageableExecution } from "./prepared-execution";
 
 /** A committed execution as the read side would return it, answered from what was recorded (no read-back). */
 export interface RecordedExecution {
@@ -11,16 +11,19 @@ export interface RecordedExecution {
   links: { consumed: ExecutionLinkRecord[]; produced: ExecutionLinkRecord[] };
   /** The stored input artifacts, and the artifacts this recording created (not outputs whose content was already stored). */
   artifacts: ArtifactRecord[];
+  /** Inputs a groupBy operation paired with nothing (see InputPairing), by role and position. */
+  unpaired: ExecutionLinkRecord[];
 }
 
 /** `created`: the ids of the artifacts staging inserted (outputs whose content was new). */
-export function recordedExecutionOf(prepared: PreparedExecution, created: readonly string[]): RecordedExecution {
+export function recordedExecutionOf(prepared: StageableExecution, created: readonly string[]): RecordedExecution {
   const { draft, request, operation, recordedAt } = prepared;
   const runId = draft.runId as RunId;
   const createdIds = new Set(created);
   const link = (a: { id: string; role: string; index: number }): ExecutionLinkRecord => ({ runId, artifactId: a.id as ArtifactId, role: a.role, position: a.index });
   const byRoleAndPosition = (a: ExecutionLinkRecord, b: ExecutionLinkRecord) => (a.role < b.role ? -1 : a.role > b.role ? 1 : a.position - b.position);
   return {
+    unpaired: (draft.pairing?.unpaired ?? []).map(link).sort(byRoleAndPosition),
     links: { consumed: [...draft.inputs, ...draft.configInputs].map(link).sort(byRoleAndPosition), produced: draft.outputs.map(link).sort(byRoleAndPosition) },
     artifacts: [
       ...prepared.inputs,

@@ -2,7 +2,7 @@ import type { DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { insertRows } from "./bulk-insert";
 import { recordPipelineStep } from "./pipeline-steps";
-import type { PreparedExecution } from "./prepared-execution";
+import type { StageableExecution } from "./prepared-execution";
 
 const json = (value: unknown) => (value === null || value === undefined ? null : canonicalJson(value));
 
@@ -10,7 +10,7 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 // left once the lineage pipeline passed), artifacts (existing content is kept as it is: provenance is
 // immutable), then the execution, its links and its edges, all in the caller's transaction. Returns
 // the ids of the artifacts it created.
-export async function stageExecution(tx: DbTx, prepared: PreparedExecution): Promise<string[]> {
+export async function stageExecution(tx: DbTx, prepared: StageableExecution): Promise<string[]> {
   const { draft, operation, request, edges, recordedAt: at } = prepared;
   if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, at);
   const created = await insertRows(
