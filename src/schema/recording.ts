@@ -129,7 +129,7 @@ const RecordExecutionPayload = builder.objectRef<{ execution: ExecutionRecord; e
 builder.mutationFields((t) => ({
   registerOperation: t.field({
     type: OperationRef,
-    description: "Registers an operation. Registering the same declaration again is a no-op; a different one under the same name and version is an error.",
+    description: "Registers an operation. Registering the same declaration again is a no-op; a different one under the same name and version is an error. Needs the admin scope.",
     args: { input: t.arg({ type: RegisterOperationInput, required: true }) },
     errors: { types: [OperationDeclarationError], directResult: true, union: { name: "RegisterOperationResult" } },
     resolve: (_root, { input }, ctx) =>
@@ -144,7 +144,8 @@ builder.mutationFields((t) => ({
   }),
   recordExecution: t.field({
     type: RecordExecutionPayload,
-    description: "Records one execution, its outputs and their lineage in one transaction. A rejected execution writes nothing.",
+    description: "Records one execution, its outputs and their lineage in one transaction. A rejected execution writes nothing. Needs the write scope.",
+    authScopes: { write: true },
     args: { input: t.arg({ type: RecordExecutionInput, required: true }) },
     errors: {
       types: [ArtifactValidationError, LineageCompletenessError, LineageIntegrityError],
