@@ -112,8 +112,8 @@ function credentialsOf(connectionParams: Readonly<Record<string, unknown>> | und
 
 /** A WebSocket close reason holds at most 123 bytes. */
 function closeReason(error: UnauthenticatedError): string {
-  const reason = `Unauthorized (${error.reason}): ${error.message}`;
-  return Buffer.byteLength(reason) <= 123 ? reason : `${Buffer.from(reason).subarray(0, 120).toString().replace(/\uFFFD$/, "")}…`;
+  const message = error.reason === "MISSING" ? "this server requires an API token: send connectionParams.authorization: 'Bearer pgt_…'" : error.message;
+  return `Unauthorized (${error.reason}): ${message}`;
 }
 
 /** The `error` message for an operation that cannot run: presented errors, each with a code. */
