@@ -76,3 +76,29 @@ export async function sendRequest(t: TestApp, request: HttpRequest): Promise<Htt
   }
   return { status: response.status, headers: response.headers, text, json };
 }
+
+/** Row counts of the provenance tables and of the two auth tables. */
+export async function storeCounts(t: TestApp) {
+  const db = t.app.database.prisma;
+  const { tableCounts } = await import("./recording");
+  return { ...(await tableCounts(t)), apiTokens: await db.apiToken.count(), auditEvents: await db.auditEvent.count() };
+}
+
+/** The audit trail, oldest first, as plain rows for exact assertions (ids and times left out). */
+export async function auditTrail(t: TestApp) {
+  const rows = await t.app.database.prisma.auditEvent.findMany({ orderBy: { id: "asc" } });
+  return rows.map((row) => ({ actor: row.actor, via: row.via, action: row.action, targets: JSON.parse(row.targets) as string[], outcome: row.outcome }));
+}
+
+/** Splits a text/event-stream body into its events: [{ event, data }]. */
+export function sseEvents(text: string): { event: string; data: any }[] {
+  return text
+    .split("\n\n")
+    .filter((block) => block.trim() !== "" && !block.startsWith(":"))
+    .map((block) => {
+      const lines = block.split("\n");
+      const event = lines.find((line) => line.startsWith("event:"))?.slice("event:".length).trim() ?? "message";
+      const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice("data:".length).trim()).join("\n");
+      return { event, data: data === "" ? null : JSON.parse(data) };
+    });
+}
