@@ -19,13 +19,18 @@ const UNAUTHENTICATED_MESSAGES: Record<AuthFailureReason, string> = {
 
 const REALM = 'Bearer realm="provgraph"';
 
+/** RFC 6750 error_description: printable ASCII without '"' or '\\' (and HTTP headers cannot carry "…"). */
+function headerSafe(text: string): string {
+  return text.replace(/…/g, "...").replace(/[^\x20-\x7e]|["\\]/g, "");
+}
+
 /** No usable credentials: missing, malformed, unknown, revoked or expired (RFC 6750 invalid_token). */
 export class UnauthenticatedError extends DomainError {
   readonly code = "UNAUTHENTICATED";
   readonly http: HttpAnswer;
   constructor(readonly reason: AuthFailureReason) {
     super(UNAUTHENTICATED_MESSAGES[reason], { reason });
-    const challenge = reason === "MISSING" ? REALM : `${REALM}, error="invalid_token", error_description="${UNAUTHENTICATED_MESSAGES[reason]}"`;
+    const challenge = reason === "MISSING" ? REALM : `${REALM}, error="invalid_token", error_description="${headerSafe(UNAUTHENTICATED_MESSAGES[reason])}"`;
     this.http = { status: 401, headers: { "WWW-Authenticate": challenge } };
   }
 }

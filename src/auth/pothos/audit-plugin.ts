@@ -1,4 +1,5 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from "@pothos/core";
+import { errorTypeMap } from "@pothos/plugin-errors";
 import type { GraphQLFieldResolver } from "graphql";
 import { ProvenanceError } from "../../../plugins/errors";
 import { presentError } from "../../schema/error-presentation";
@@ -55,11 +56,14 @@ function isWriteScope(scopes: unknown): boolean {
   return typeof scopes === "object" && scopes !== null && Object.keys(scopes).length === 1 && (scopes as Record<string, unknown>).write === true;
 }
 
-/** A typed failure returned as a union member counts as that failure. */
+/**
+ * A typed failure returned as a union member counts as that failure. The errors plugin hands it
+ * on wrapped (a proxy that is deliberately no `instanceof Error`); its errorTypeMap knows it.
+ */
 function outcomeOf(result: unknown): string {
   const results = Array.isArray(result) ? result : [result];
-  const failed = results.find((item) => item instanceof ProvenanceError) as ProvenanceError | undefined;
-  return failed ? failed.code : "OK";
+  const failed = results.find((item) => item instanceof ProvenanceError || (typeof item === "object" && item !== null && errorTypeMap.has(item))) as ProvenanceError | undefined;
+  return failed ? String(failed.code) : "OK";
 }
 
 const ID_KEYS = new Set(["id", "ids", "runId", "runIds"]);
