@@ -38,8 +38,8 @@ describe("token boundaries over HTTP and SSE", () => {
 
   const unauthenticated: [string, () => Partial<HttpRequest>, string, string][] = [
     ["no token", () => ({ token: null }), "MISSING", 'Bearer realm="provgraph"'],
-    ["a malformed token", () => ({ authorization: "Bearer not-a-token" }), "MALFORMED", 'Bearer realm="provgraph", error="invalid_token", error_description="the credentials are not an API token: send \'Authorization: Bearer pgt_…\'"'],
-    ["another scheme", () => ({ authorization: "Basic dXNlcjpwYXNz" }), "MALFORMED", 'Bearer realm="provgraph", error="invalid_token", error_description="the credentials are not an API token: send \'Authorization: Bearer pgt_…\'"'],
+    ["a malformed token", () => ({ authorization: "Bearer not-a-token" }), "MALFORMED", 'Bearer realm="provgraph", error="invalid_token", error_description="the credentials are not an API token: send \'Authorization: Bearer pgt_...\'"'],
+    ["another scheme", () => ({ authorization: "Basic dXNlcjpwYXNz" }), "MALFORMED", 'Bearer realm="provgraph", error="invalid_token", error_description="the credentials are not an API token: send \'Authorization: Bearer pgt_...\'"'],
     ["an unknown token", () => ({ token: generateTokenSecret() }), "UNKNOWN", 'Bearer realm="provgraph", error="invalid_token", error_description="the API token is not known to this server"'],
     ["a revoked token", () => ({ token: tokens.revoked }), "REVOKED", 'Bearer realm="provgraph", error="invalid_token", error_description="the API token has been revoked"'],
     ["an expired token", () => ({ token: tokens.expired }), "EXPIRED", 'Bearer realm="provgraph", error="invalid_token", error_description="the API token has expired"'],

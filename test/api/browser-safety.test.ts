@@ -78,7 +78,8 @@ describe("browser safety in open mode", () => {
 
   describe("Origin and CORS: off by default, so no other site can read or write", () => {
     test("a request from another origin is refused and no CORS header reflects it", async () => {
-      for (const headers of [{ origin: "http://evil.example" }, { origin: "http://evil.example", accept: "text/event-stream" }]) {
+      const variants: Record<string, string>[] = [{ origin: "http://evil.example" }, { origin: "http://evil.example", accept: "text/event-stream" }];
+      for (const headers of variants) {
         const answer = await send({ headers, graphql: { query: READ } });
         expect(answer.status).toBe(403);
         expect(answer.json).toEqual(originRefusal("http://evil.example"));

@@ -126,6 +126,14 @@ describe("graphql-ws and the socket checks", () => {
     });
   });
 
+  test("over a real socket, every 401 challenge is a valid HTTP header (ASCII only)", async () => {
+    for (const authorization of ["Bearer nope", `Bearer ${generateTokenSecret()}`, `Bearer ${tokens.revoked}`, `Bearer ${tokens.expired}`, ""]) {
+      const answer = await rawHttp({ host: `127.0.0.1:${port}`, ...(authorization ? { authorization } : {}) });
+      expect([answer.status, JSON.parse(answer.body).errors[0].extensions.code]).toEqual([401, "UNAUTHENTICATED"]);
+      expect(answer.challenge).toMatch(/^Bearer realm="provgraph"/);
+    }
+  });
+
   describe("cross-origin WebSocket handshakes (cross-site WebSocket hijacking)", () => {
     test("Origin: http://evil.example is refused at the upgrade (403 ORIGIN_NOT_ALLOWED), even with a valid token", async () => {
       const before = await storeCounts(t);
@@ -168,7 +176,7 @@ describe("graphql-ws and the socket checks", () => {
     });
   });
 
-  function rawHttp(headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  function rawHttp(headers: Record<string, string>): Promise<{ status: number; body: string; challenge?: string }> {
     const body = JSON.stringify({ query: READ });
     return new Promise((resolve, reject) => {
       const request = http.request(
@@ -176,7 +184,7 @@ describe("graphql-ws and the socket checks", () => {
         (response) => {
           let text = "";
           response.on("data", (chunk) => (text += chunk));
-          response.on("end", () => resolve({ status: response.statusCode!, body: text }));
+          response.on("end", () => resolve({ status: response.statusCode!, body: text, challenge: response.headers["www-authenticate"] }));
         },
       );
       request.on("error", reject);

@@ -1,5 +1,6 @@
 import { generateTokenSecret } from "../../src/auth";
 import type { AppOptions } from "../../src/app";
+import { tableCounts } from "./recording";
 import { createTestApp, type GraphQLResponse, type TestApp } from "./test-app";
 
 /** A test app in token mode: PROVGRAPH_BOOTSTRAP_TOKEN made `adminToken` at start-up. */
@@ -80,7 +81,6 @@ export async function sendRequest(t: TestApp, request: HttpRequest): Promise<Htt
 /** Row counts of the provenance tables and of the two auth tables. */
 export async function storeCounts(t: TestApp) {
   const db = t.app.database.prisma;
-  const { tableCounts } = await import("./recording");
   return { ...(await tableCounts(t)), apiTokens: await db.apiToken.count(), auditEvents: await db.auditEvent.count() };
 }
 
