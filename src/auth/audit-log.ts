@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db, DbTx } from "../db/client";
 import type { KeysetPage } from "../services/pagination";
 
 export const AUDIT_CHANNELS = ["HTTP", "WS", "CLI", "STARTUP"] as const;
@@ -27,8 +27,9 @@ export type NewAuditEvent = Omit<AuditEventRecord, "id" | "at"> & { at?: Date };
 export class AuditLog {
   constructor(private readonly db: Db) {}
 
-  async append(event: NewAuditEvent): Promise<void> {
-    await this.db.auditEvent.create({
+  /** `db`: a transaction to append in, so the entry commits with what it describes. */
+  async append(event: NewAuditEvent, db: Db | DbTx = this.db): Promise<void> {
+    await db.auditEvent.create({
       data: {
         at: event.at ?? new Date(),
         actor: event.actor,

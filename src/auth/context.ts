@@ -1,3 +1,4 @@
+import type { DbTx } from "../db/client";
 import type { AuthServices } from "./auth-services";
 import type { Principal } from "./principal";
 
@@ -8,4 +9,10 @@ export interface AuthContext {
   auth: AuthServices;
   requestId: string;
   transport: "http" | "ws";
+  /**
+   * Set while an audited mutation runs: a service that writes in one transaction may call it inside
+   * that transaction with the ids it wrote, and the successful mutation's audit entry then commits
+   * with them (no second commit). Otherwise the entry is written after the mutation.
+   */
+  auditInTransaction?: (tx: DbTx, ...targets: string[]) => Promise<void>;
 }

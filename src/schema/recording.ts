@@ -158,7 +158,7 @@ builder.mutationFields((t) => ({
         inputs: input.inputs.map((role) => ({ role: role.role, artifactIds: role.artifactIds.map(String) })),
         lineage: input.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String), kind: entry.kind })),
         parentRunId: input.parentRunId == null ? null : String(input.parentRunId),
-      });
+      }, { beforeCommit: ctx.auditInTransaction });
       // The response reads back what was just written: answer it from the recording, not the database.
       const { execution, links, artifacts } = recorded;
       ExecutionRef.getDataloader(ctx).prime(execution.runId, execution);

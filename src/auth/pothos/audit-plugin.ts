@@ -13,8 +13,9 @@ import { TOKEN_PREFIX } from "../token-secret";
  * thought about are audited too: a mutation is admin unless it declares `write`.
  *
  * Outermost of the resolver wrappers (first in the builder's plugin list), so it sees the scope
- * check's refusal and the errors plugin's typed failures alike. The entry is written after the
- * mutation's own transaction.
+ * check's refusal and the errors plugin's typed failures alike. A service that writes in one
+ * transaction can take the entry into it (AuthContext.auditInTransaction: recordExecution does);
+ * otherwise it is written right after the mutation.
  */
 export class AuditPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(resolver: GraphQLFieldResolver<unknown, Types["Context"], object>, fieldConfig: PothosOutputFieldConfig<Types>): GraphQLFieldResolver<unknown, Types["Context"], object> {
@@ -24,6 +25,13 @@ export class AuditPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     return async (parent, args, context, info) => {
       const ctx = context as AuthContext;
       if (writeOnly && ctx.principal.kind !== "token") return resolver(parent, args, context, info);
+      const entry = { actor: ctx.principal.name, tokenId: ctx.principal.tokenId, via: ctx.transport === "ws" ? ("WS" as const) : ("HTTP" as const), action, requestId: ctx.requestId };
+      let committedWithIt = false;
+      // Mutation fields run one after another, so the context holds one audited mutation at a time.
+      ctx.auditInTransaction = async (tx, ...targets) => {
+        await ctx.auth.audit.append({ ...entry, targets: targets.map(safeTarget), outcome: "OK" }, tx);
+        committedWithIt = true;
+      };
       let outcome = "OK";
       let targets: string[] = [];
       try {
@@ -37,9 +45,11 @@ export class AuditPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
         targets = idsIn(args);
         throw error;
       } finally {
-        await ctx.auth.audit
-          .append({ actor: ctx.principal.name, tokenId: ctx.principal.tokenId, via: ctx.transport === "ws" ? "WS" : "HTTP", action, targets, outcome, requestId: ctx.requestId })
-          .catch((error: unknown) => auditFailed(ctx, action, error));
+        ctx.auditInTransaction = undefined;
+        // A failure rolled back whatever was written in its transaction, the entry included: write it now.
+        if (!(committedWithIt && outcome === "OK")) {
+          await ctx.auth.audit.append({ ...entry, targets, outcome }).catch((error: unknown) => auditFailed(ctx, action, error));
+        }
       }
     };
   }

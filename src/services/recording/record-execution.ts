@@ -1,5 +1,5 @@
 import type { LineageMapping, ProvgraphPlugin, ProvenanceEdgeDraft } from "../../../plugins/types";
-import type { Db } from "../../db/client";
+import type { Db, DbTx } from "../../db/client";
 import { NotFoundError } from "../errors";
 import { type ArtifactId, newRunId, type RunId } from "../ids";
 import type { ArtifactRecord, ExecutionLinkRecord, ExecutionRecord } from "../records";
@@ -23,6 +23,14 @@ export interface RecordedExecution {
   artifacts: ArtifactRecord[];
 }
 
+export interface RecordOptions {
+  /**
+   * Runs last inside the recording's transaction, so what it writes commits or rolls back with the
+   * execution: the audit entry of a recording made with a token (src/auth), at no extra commit.
+   */
+  beforeCommit?: (tx: DbTx, runId: RunId) => Promise<void>;
+}
+
 /** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
 const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
 
@@ -38,7 +46,7 @@ export class ExecutionRecorder {
     private readonly plugins: readonly ProvgraphPlugin[],
   ) {}
 
-  async record(reported: RecordExecutionRequest): Promise<RecordedExecution> {
+  async record(reported: RecordExecutionRequest, options: RecordOptions = {}): Promise<RecordedExecution> {
     const request = checkRequestShape(reported);
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
@@ -64,6 +72,7 @@ export class ExecutionRecorder {
       // fail, so readers sharing SQLite's one connection never see rows that are then rolled back.
       if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
       const created = await stage(tx, draft, operation, request, built, recordedAt);
+      if (options.beforeCommit) await options.beforeCommit(tx, runId);
       return { draft, edges: built, created: new Set(created), inputs };
     }, TRANSACTION_OPTIONS);
     const link = (a: { id: string; role: string; index: number }): ExecutionLinkRecord => ({ runId, artifactId: a.id as ArtifactId, role: a.role, position: a.index });
