@@ -78,4 +78,15 @@ describe("the audit trail", () => {
     expect(await db.auditEvent.count()).toBe(count);
     expect((await auditTrail(t)).map((event) => event.outcome).filter((outcome) => outcome === "OK")).toHaveLength(6);
   });
+
+  test("a token's recording takes its audit entry into its own transaction: no second commit", async () => {
+    const append = jest.spyOn(t.app.auth.audit, "append");
+    const recorded = await t.gqlAs(write, RECORD_EXECUTION, { input: { operation: "gen", operationVersion: "1", inputs: [], outputs: [{ role: "raw", artifacts: [draft("s3.csv")] }] } });
+    const runId = recorded.data!.recordExecution.execution.runId;
+    expect(append).toHaveBeenCalledTimes(1);
+    const [event, db] = append.mock.calls[0];
+    expect(event).toMatchObject({ actor: "ci", action: "recordExecution", targets: [runId], outcome: "OK" });
+    expect(db).not.toBe(t.app.database.prisma); // the recording's transaction client
+    append.mockRestore();
+  });
 });
