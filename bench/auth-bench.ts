@@ -50,7 +50,7 @@ interface Side {
 }
 
 export async function runAuthBench(options: { quick: boolean; log: (line: string) => void; dataDir: string }): Promise<AuthBenchResult> {
-  const blocks = options.quick ? 4 : 10;
+  const blocks = options.quick ? 4 : 20;
   const perSlot = options.quick ? 3 : 10;
   const perBlock = perSlot * 4; // executions per side and block
   fs.mkdirSync(options.dataDir, { recursive: true });
