@@ -107,8 +107,9 @@ describe("secrets in logs, errors and the database", () => {
       try {
         const tables = (await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).rows.map((row) => row.tablename);
         expect(tables).toEqual(expect.arrayContaining(["ApiToken", "AuditEvent"]));
-        const rows = await Promise.all(tables.map((table) => client.query<{ row: string }>(`SELECT t::text AS row FROM "${table}" t`)));
-        stored = rows.flatMap((result) => result.rows.map((row) => row.row)).join("\n");
+        const rows: string[] = [];
+        for (const table of tables) rows.push(...(await client.query<{ row: string }>(`SELECT t::text AS row FROM "${table}" t`)).rows.map((row) => row.row));
+        stored = rows.join("\n");
         expect(stored).toContain("dashboard");
       } finally {
         await client.end();
