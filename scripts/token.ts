@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(`${secret}\n`);
         process.stderr.write(
           `created ${token.id} '${token.name}' (${token.scopes.join(", ")}), ${token.expiresAt ? `expires ${token.expiresAt.toISOString()}` : "never expires"}, on ${maskDatabaseUrl(config.databaseUrl)}.\n` +
-            "The token above is shown only now (only its hash is stored): keep it in your secret store.\n",
+            "The token, printed on stdout, is shown only now (only its hash is stored): keep it in your secret store.\n",
         );
         return;
       }

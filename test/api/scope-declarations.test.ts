@@ -1,9 +1,8 @@
 import SchemaBuilder from "@pothos/core";
 import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { type ExecutionResult, graphql, type GraphQLObjectType, parse, subscribe } from "graphql";
-import { OPEN_MODE, type Principal } from "../../src/auth";
+import { type AuthContext, OPEN_MODE, type Principal } from "../../src/auth";
 import { AUDIT_PLUGIN, type ProvgraphAuthScopes, ROOT_SCOPES_PLUGIN, scopeAuthOptions } from "../../src/auth/pothos";
-import type { AuthContext } from "../../src/auth/context";
 import { schema } from "../../src/schema";
 
 /** Every root field's effective scopes, as the scope plugin will check them. */

@@ -72,7 +72,7 @@ describe("start-up modes", () => {
     expect(created.code).toBe(0);
     const token = created.stdout.trim();
     expect(token).toMatch(/^pgt_[A-Za-z0-9_-]{43}$/);
-    expect(created.stderr).toMatch(/^created tok_[0-9a-f-]{36} 'ci' \(write\), never expires, on .*\nThe token above is shown only now \(only its hash is stored\): keep it in your secret store\.\n$/);
+    expect(created.stderr).toMatch(/^created tok_[0-9a-f-]{36} 'ci' \(write\), never expires, on .*\nThe token, printed on stdout, is shown only now \(only its hash is stored\): keep it in your secret store\.\n$/);
     expect(created.stderr).not.toContain(token);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const anonymous = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: READ });
