@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runAuthBench } from "./auth-bench";
 import { runClosureBench } from "./closure-bench";
 import { runCompositeBench } from "./composite-bench";
 import { runIngestBench } from "./ingest-bench";
@@ -19,6 +20,7 @@ async function main() {
   if (!only || only === "ingest") results.ingest = await runIngestBench({ quick, log, dataDir });
   if (!only || only === "closure") results.closure = await runClosureBench({ quick, log, dataDir });
   if (!only || only === "composite") results.composite = await runCompositeBench({ quick, log, dataDir });
+  if (!only || only === "auth") results.auth = await runAuthBench({ quick, log, dataDir });
   results.meta = { at: new Date().toISOString(), quick, node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model };
   fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   console.table(Object.fromEntries(Object.entries(results).filter(([k]) => k !== "meta")));

@@ -1,6 +1,7 @@
 import http from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { ProvgraphPlugin } from "../plugins/types";
+import { type AuthMode, type AuthServices, authSetupError, createAuthServices, type Principal, prepareAuth, principalOf, UnauthenticatedError, useAuthentication } from "./auth";
 import type { Config } from "./config";
 import { type Database, openDatabase } from "./db/client";
 import { maskDatabaseUrl } from "./db/database-url";
@@ -8,6 +9,7 @@ import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
 import { useRequestLimits } from "./limits";
+import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
 import { createLogger, type Logger } from "./logger";
@@ -15,6 +17,7 @@ import { requestIdOf, useRequestLog } from "./http/request-log";
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
+import { maskSecrets } from "./secret-masking";
 import { createServices, type Services } from "./services/services";
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -23,8 +26,17 @@ export interface App {
   yoga: Yoga;
   services: Services;
   database: Database;
+  auth: AuthServices;
+  /**
+   * "open" (loopback, no token has ever existed: every request acts as admin), "tokens", or "refused"
+   * (a public HOST and no token: start() fails with AuthSetupError), as decided at start-up.
+   */
+  authMode: AuthMode;
   logger: Logger;
-  /** Listen on config.host:config.port (0 = any free port); resolves with the GraphQL URL. */
+  /**
+   * Listen on config.host:config.port (0 = any free port); resolves with the GraphQL URL. Rejects
+   * with AuthSetupError, having served nothing, when authMode is "refused".
+   */
   start(): Promise<string>;
   /** Stop accepting, let in-flight requests finish (up to the grace period), close the database. */
   stop(): Promise<void>;
@@ -33,7 +45,7 @@ export interface App {
 /** The database could not be opened, migrated or reached at start-up. */
 export class DatabaseUnavailableError extends Error {
   constructor(url: string, cause: unknown) {
-    super(`cannot use database ${maskDatabaseUrl(url)}: ${(cause as Error)?.message ?? String(cause)}`);
+    super(`cannot use database ${maskDatabaseUrl(url)}: ${maskSecrets((cause as Error)?.message ?? String(cause))}`);
     this.name = "DatabaseUnavailableError";
   }
 }
@@ -42,40 +54,80 @@ export interface AppOptions {
   logger?: Logger;
   /** The recording pipeline's plugins (default: plugins/registry.ts defaultPlugins). */
   plugins?: readonly ProvgraphPlugin[];
+  /** Timings of token checks (tests): see src/auth/authenticator.ts. */
+  auth?: { now?: () => number; tokenCacheMs?: number; openModeProbeMs?: number; lastUsedIntervalMs?: number };
+}
+
+/** What graphql-ws (src/graphql-ws.ts) adds to Yoga's initial context; HTTP requests carry neither. */
+export interface SocketContext {
+  principal?: Principal;
+  transport?: "ws";
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
+  const loopback = isLoopbackAddress(config.host);
+  const auth = createAuthServices(database, { ...options.auth, loopback, logger });
+  let authMode: AuthMode;
+  try {
+    authMode = await prepareAuth(auth, { host: config.host, loopback, bootstrapToken: config.bootstrapToken }, logger);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  // Developer conveniences that map the API for anyone: on by default only where only this machine can reach them.
+  const graphiql = config.graphiql ?? loopback;
+  const introspection = config.introspection ?? loopback;
+  const corsOrigins = config.corsOrigins ?? [];
   const services = createServices(database, options.plugins);
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
-    graphiql: { subscriptionsProtocol: "WS", title: "provgraph" },
+    graphiql: graphiql ? { subscriptionsProtocol: "WS", title: "provgraph" } : false,
     renderGraphiQL: renderLocalGraphiQL,
+    cors: corsOptions(corsOrigins) as Parameters<typeof createYoga>[0]["cors"],
     logging: yogaLogger(logger),
-    context: ({ request }): GraphQLContext => ({ services, requestId: requestIdOf(request) }),
+    context: (initial): GraphQLContext => {
+      const { request, principal, transport } = initial as { request?: Request } & SocketContext;
+      const actingAs = principal ?? principalOf(request);
+      // Every request is authenticated before it runs (src/auth/http.ts, src/graphql-ws.ts); one that was not is refused, never opened.
+      if (!actingAs) throw new UnauthenticatedError("MISSING");
+      return { services, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
+    },
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
-      useGraphiQLAssets(),
+      ...(graphiql ? [useGraphiQLAssets()] : []),
       useHealthChecks(database),
+      useOriginCheck(corsOrigins, logger),
+      useAuthentication(auth),
+      useCsrfPrevention(),
+      useIntrospection(introspection),
       useRequestLog(logger),
       ...useRequestLimits(),
     ],
   });
 
-  const server = http.createServer(yoga);
-  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger);
+  const policy: SocketPolicy = { loopback, allowedHosts: config.allowedHosts ?? [], corsOrigins };
+  const server = http.createServer(guardRequests(yoga, policy, logger));
+  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy });
 
   let stopping: Promise<void> | undefined;
   return {
     yoga,
     services,
     database,
+    auth,
+    authMode,
     logger,
     start: async () => {
       const { port } = await listen(server, config.port, config.host);
+      if (authMode === "refused") {
+        // Bound first so an address that is not ours is reported as such; closed in the same tick, before any connection is accepted.
+        await new Promise((resolve) => server.close(resolve));
+        throw authSetupError(config.host);
+      }
       const host = config.host.includes(":") ? `[${config.host}]` : config.host;
       return `http://${host}:${port}${yoga.graphqlEndpoint}`;
     },
@@ -91,6 +143,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         await closed;
         clearInterval(reaper);
         clearTimeout(grace);
+        await auth.authenticator.drain();
         await database.close();
       })()),
   };

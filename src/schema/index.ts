@@ -11,6 +11,7 @@ import "./graph";
 import "./errors";
 import "./recording";
 import "./composite";
+import "./access";
 
 builder.queryType({});
 builder.mutationType({});

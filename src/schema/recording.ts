@@ -142,7 +142,7 @@ const RecordExecutionPayload = builder.objectRef<{ execution: ExecutionRecord; e
 builder.mutationFields((t) => ({
   registerOperation: t.field({
     type: OperationRef,
-    description: "Registers an operation. Registering the same declaration again is a no-op; a different one under the same name and version is an error.",
+    description: "Registers an operation. Registering the same declaration again is a no-op; a different one under the same name and version is an error. Needs the admin scope.",
     args: { input: t.arg({ type: RegisterOperationInput, required: true }) },
     errors: { types: [OperationDeclarationError], directResult: true, union: { name: "RegisterOperationResult" } },
     resolve: (_root, { input }, ctx) =>
@@ -157,7 +157,8 @@ builder.mutationFields((t) => ({
   }),
   recordExecution: t.field({
     type: RecordExecutionPayload,
-    description: "Records one execution, its outputs and their lineage in one transaction. A rejected execution writes nothing.",
+    description: "Records one execution, its outputs and their lineage in one transaction. A rejected execution writes nothing. Needs the write scope.",
+    authScopes: { write: true },
     args: { input: t.arg({ type: RecordExecutionInput, required: true }) },
     errors: {
       types: [ArtifactValidationError, LineageCompletenessError, LineageIntegrityError],
@@ -170,7 +171,7 @@ builder.mutationFields((t) => ({
         inputs: input.inputs.map((role) => ({ role: role.role, artifactIds: role.artifactIds.map(String) })),
         lineage: input.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String), kind: entry.kind })),
         parentRunId: input.parentRunId == null ? null : String(input.parentRunId),
-      });
+      }, { beforeCommit: ctx.auditInTransaction });
       // The response reads back what was just written: answer it from the recording, not the database.
       const { execution, links, artifacts } = recorded;
       ExecutionRef.getDataloader(ctx).prime(execution.runId, execution);

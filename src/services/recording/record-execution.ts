@@ -1,6 +1,7 @@
 import type { ProvgraphPlugin } from "../../../plugins/types";
+import type { DbTx } from "../../db/client";
 import { InvalidArgumentError, NotFoundError } from "../errors";
-import { newRunId } from "../ids";
+import { newRunId, type RunId } from "../ids";
 import type { CommitPath } from "./commit-path";
 import type { OperationRegistry } from "./operation-registry";
 import { prepareExecution } from "./prepared-execution";
@@ -11,6 +12,14 @@ import { stageExecution } from "./stage";
 
 export type { RecordExecutionRequest } from "./request-shape";
 export type { RecordedExecution } from "./recorded-execution";
+
+export interface RecordOptions {
+  /**
+   * Runs last inside the recording's unit, so what it writes commits or rolls back with the
+   * execution: the audit entry of a recording made with a token (src/auth), at no extra commit.
+   */
+  beforeCommit?: (tx: DbTx, runId: RunId) => Promise<void>;
+}
 
 /**
  * The recording pipeline (DESIGN "Recording pipeline"): capture → build → enrich → validate →
@@ -24,7 +33,7 @@ export class ExecutionRecorder {
     private readonly plugins: readonly ProvgraphPlugin[],
   ) {}
 
-  async record(reported: RecordExecutionRequest): Promise<RecordedExecution> {
+  async record(reported: RecordExecutionRequest, options: RecordOptions = {}): Promise<RecordedExecution> {
     const request = checkRequestShape(reported);
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
@@ -33,6 +42,7 @@ export class ExecutionRecorder {
     return this.commits.run(async (tx, scope) => {
       const prepared = await prepareExecution(tx, this.plugins, operation, request, ids);
       const recorded = recordedExecutionOf(prepared, await stageExecution(tx, prepared));
+      if (options.beforeCommit) await options.beforeCommit(tx, ids.runId);
       scope.emit({ type: "EXECUTION_RECORDED", execution: recorded.execution, edges: recorded.edges });
       return recorded;
     });
