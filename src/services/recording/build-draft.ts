@@ -56,6 +56,7 @@ export async function buildDraft(
         contentHash: artifact.contentHash,
         artifactType,
         metadata: artifact.metadata ?? null,
+        dataset: artifact.dataset ?? null,
       };
     }),
   );

@@ -1,6 +1,7 @@
 // The recording room's one door. Every way into the store (recordExecution, batches, composites,
 // OpenLineage ingestion) builds on these: a unit runs on the CommitPath; inside it, prepareExecution
-// runs the lineage pipeline (plugins) over a draft and stageExecution writes its rows.
+// runs the lineage pipeline (plugins) over a draft and stageExecution writes its rows — or, for an
+// execution recorded earlier that reports again (OpenLineage), stageAppend adds what is new.
 export { type CommitListener, type CommitPath, type RecordingEvent, type RecordingUnit, TransactionPerUnit, type UnitScope } from "./commit-path";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
 export { type OperationDeclarationInput, OperationRegistry } from "./operation-registry";
@@ -9,6 +10,6 @@ export { ExecutionRecorder } from "./record-execution";
 export { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
 export { checkRequestShape, type RecordExecutionRequest } from "./request-shape";
 export { specIdOf } from "./spec-id";
-export { stageExecution } from "./stage";
+export { stageAppend, type StagedAppend, type StagedArtifact, stageExecution, stageSourceArtifacts } from "./stage";
 export { insertRows } from "./bulk-insert";
 export { groupIdFor } from "./build-edges";

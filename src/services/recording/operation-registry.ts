@@ -1,10 +1,11 @@
 import { OperationDeclarationError } from "../../../plugins/errors";
 import { CONFIG_INPUT_ROLE, type OperationDeclaration, type RoleDeclaration } from "../../../plugins/types";
-import type { Db } from "../../db/client";
+import type { Db, DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { operationIdFor } from "../ids";
 import { type OperationRecord, toOperationRecord } from "../records";
 import { unsafeTextReason } from "../safe-text";
+import { insertRows } from "./bulk-insert";
 
 /** An operation as a client declares it; `inferLineageFrom` as given: at most one of inputs/outputs. */
 export interface OperationDeclarationInput {
@@ -31,27 +32,8 @@ export class OperationRegistry {
     const canonical = canonicalJson(declaration);
     const id = operationIdFor(declaration.name, declaration.version);
     const existing = await this.db.operation.findUnique({ where: { id }, include: { roles: true } });
-    if (existing) {
-      if (existing.declaration !== canonical) {
-        throw new OperationDeclarationError(
-          `operation ${declaration.name}@${declaration.version} is already registered with a different declaration; register a new version instead`,
-          { rule: "IMMUTABLE_VERSION", candidates: [`${declaration.name}@${declaration.version}`] },
-        );
-      }
-      return toOperationRecord(existing);
-    }
-    const roles = [
-      ...declaration.inputs.map((role, position) => ({ direction: "INPUT", role: role.role, position, artifactType: role.artifactType, required: role.required })),
-      ...declaration.outputs.map((role, position) => ({
-        direction: "OUTPUT",
-        role: role.role,
-        position,
-        artifactType: role.artifactType,
-        required: role.required,
-        lineageFrom: role.inferLineageFrom?.from ?? null,
-        lineageRoles: role.inferLineageFrom ? JSON.stringify(role.inferLineageFrom.roles) : null,
-      })),
-    ];
+    if (existing) return sameDeclarationOrRefuse(existing, declaration, canonical);
+    const roles = roleRowsOf(declaration);
     try {
       const row = await this.db.operation.create({
         data: { id, name: declaration.name, version: declaration.version, kind: declaration.kind, groupBy: declaration.groupBy, declaration: canonical, roles: { create: roles } },
@@ -65,6 +47,38 @@ export class OperationRegistry {
     }
   }
 
+  /**
+   * register() inside a recording unit (an OpenLineage job seen for the first time is registered in
+   * the transaction of the event that names it, so a refused event leaves no operation behind).
+   * Race-safe without retries: the rows are inserted with ON CONFLICT DO NOTHING, then read back and
+   * compared. Not cached: the unit may still roll back.
+   */
+  async registerIn(tx: DbTx, input: OperationDeclarationInput): Promise<OperationRecord> {
+    const declaration = normaliseDeclaration(input);
+    const canonical = canonicalJson(declaration);
+    const id = operationIdFor(declaration.name, declaration.version);
+    const existing = await tx.operation.findUnique({ where: { id }, include: { roles: true } });
+    if (existing) return sameDeclarationOrRefuse(existing, declaration, canonical);
+    const created = await insertRows(
+      tx,
+      "Operation",
+      ["id", "name", "version", "kind", "groupBy", "declaration", "createdAt"],
+      [[id, declaration.name, declaration.version, declaration.kind, declaration.groupBy, canonical, new Date()]],
+      { ignoreConflicts: true, returning: "id" },
+    );
+    if (created.length > 0) {
+      const roles = roleRowsOf(declaration);
+      await insertRows(
+        tx,
+        "OperationRole",
+        ["operationId", "direction", "role", "position", "artifactType", "required", "lineageFrom", "lineageRoles"],
+        roles.map((r) => [id, r.direction, r.role, r.position, r.artifactType, r.required, r.lineageFrom ?? null, r.lineageRoles ?? null]),
+      );
+    }
+    const row = await tx.operation.findUniqueOrThrow({ where: { id }, include: { roles: true } });
+    return sameDeclarationOrRefuse(row, declaration, canonical);
+  }
+
   /** The registered operation, or undefined. */
   async find(name: string, version: string): Promise<OperationRecord | undefined> {
     const key = `${name}\u0000${version}`;
@@ -76,6 +90,32 @@ export class OperationRegistry {
     this.cache.set(key, record);
     return record;
   }
+}
+
+/** A name+version is immutable: the stored row must carry the same declaration. */
+function sameDeclarationOrRefuse(row: Parameters<typeof toOperationRecord>[0], declaration: OperationDeclaration, canonical: string): OperationRecord {
+  if (row.declaration !== canonical) {
+    throw new OperationDeclarationError(
+      `operation ${declaration.name}@${declaration.version} is already registered with a different declaration; register a new version instead`,
+      { rule: "IMMUTABLE_VERSION", candidates: [`${declaration.name}@${declaration.version}`] },
+    );
+  }
+  return toOperationRecord(row);
+}
+
+function roleRowsOf(declaration: OperationDeclaration) {
+  return [
+    ...declaration.inputs.map((role, position) => ({ direction: "INPUT", role: role.role, position, artifactType: role.artifactType, required: role.required, lineageFrom: null, lineageRoles: null })),
+    ...declaration.outputs.map((role, position) => ({
+      direction: "OUTPUT",
+      role: role.role,
+      position,
+      artifactType: role.artifactType,
+      required: role.required,
+      lineageFrom: role.inferLineageFrom?.from ?? null,
+      lineageRoles: role.inferLineageFrom ? JSON.stringify(role.inferLineageFrom.roles) : null,
+    })),
+  ];
 }
 
 export function declarationOf(operation: OperationRecord): OperationDeclaration {
