@@ -4,6 +4,7 @@ import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
 import { ExecutionReader } from "./execution-reader";
 import { GraphViews } from "./graph-views/graph-views";
+import { type ColumnServices, createColumnServices } from "./columns";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
 import { type CommitPath, ExecutionRecorder, OperationRegistry, TransactionPerUnit } from "./recording";
@@ -18,7 +19,10 @@ export interface Services {
   /** The one write path every recording takes (recordExecution, batches, composites, OpenLineage). */
   commits: CommitPath;
   recorder: ExecutionRecorder;
+  /** The recording pipeline's plugins, in order (every recording unit runs them). */
+  plugins: readonly ProvgraphPlugin[];
   lineage: LineageServices;
+  columns: ColumnServices;
   graphViews: GraphViews;
 }
 
@@ -35,7 +39,9 @@ export function createServices(database: Database, plugins: readonly ProvgraphPl
     registry,
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins),
+    plugins,
     lineage: createLineageServices(database),
+    columns: createColumnServices(database),
     graphViews: new GraphViews(db),
   };
 }
