@@ -10,6 +10,7 @@ import { useHealthChecks } from "./health";
 import { useRequestLimits } from "./limits";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
+import { type AuthorizeLineageRequest, createOpenLineage, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
 import { createLogger, type Logger } from "./logger";
 import { requestIdOf, useRequestLog } from "./http/request-log";
 import type { GraphQLContext } from "./schema/context";
@@ -22,6 +23,8 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 export interface App {
   yoga: Yoga;
   services: Services;
+  /** OpenLineage ingestion (the /api/v1/lineage routes and ingestOpenLineageEvents use it). */
+  openLineage: OpenLineage;
   database: Database;
   logger: Logger;
   /** Listen on config.host:config.port (0 = any free port); resolves with the GraphQL URL. */
@@ -42,12 +45,15 @@ export interface AppOptions {
   logger?: Logger;
   /** The recording pipeline's plugins (default: plugins/registry.ts defaultPlugins). */
   plugins?: readonly ProvgraphPlugin[];
+  /** Who may post to /api/v1/lineage (default: everyone; the token check plugs in here). */
+  authorizeLineage?: AuthorizeLineageRequest;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
   const services = createServices(database, options.plugins);
+  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -55,11 +61,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     graphiql: { subscriptionsProtocol: "WS", title: "provgraph" },
     renderGraphiQL: renderLocalGraphiQL,
     logging: yogaLogger(logger),
-    context: ({ request }): GraphQLContext => ({ services, requestId: requestIdOf(request) }),
+    context: ({ request }): GraphQLContext => ({ services, openLineage, requestId: requestIdOf(request) }),
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
       useGraphiQLAssets(),
       useHealthChecks(database),
+      useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage),
       useRequestLog(logger),
       ...useRequestLimits(),
     ],
@@ -72,6 +79,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   return {
     yoga,
     services,
+    openLineage,
     database,
     logger,
     start: async () => {
