@@ -10,6 +10,9 @@ import "./prov-json";
 import "./graph";
 import "./errors";
 import "./recording";
+import "./column-lineage";
+import "./dataset";
+import "./openlineage";
 
 builder.queryType({});
 builder.mutationType({});
