@@ -79,5 +79,10 @@ export async function tableCounts(t: TestApp) {
     edges: await db.provenanceEdge.count(),
     steps: await db.pipelineStep.count(),
     flows: await db.pipelineFlow.count(),
+    openLineageEvents: await db.openLineageEvent.count(),
+    openLineageRuns: await db.openLineageRun.count(),
+    datasetVersionUses: await db.datasetVersionUse.count(),
+    columnEdges: await db.columnEdge.count(),
+    datasetColumns: await db.datasetColumn.count(),
   };
 }
