@@ -1,4 +1,4 @@
-import { type App, buildApp } from "../../src/app";
+import { type App, type AppOptions, buildApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { createTestDatabaseUrl } from "./test-database";
 
@@ -15,9 +15,9 @@ export interface TestApp {
 }
 
 /** The whole app (migrations, services, Yoga) over a fresh test database, without a socket. */
-export async function createTestApp(): Promise<TestApp> {
+export async function createTestApp(options: AppOptions = {}): Promise<TestApp> {
   const { url, drop } = await createTestDatabaseUrl();
-  const app = await buildApp(loadConfig({ DATABASE_URL: url, PORT: "0", LOG_LEVEL: "silent" }));
+  const app = await buildApp(loadConfig({ DATABASE_URL: url, PORT: "0", LOG_LEVEL: "silent" }), options);
   return {
     app,
     gql: async (query, variables) => {
