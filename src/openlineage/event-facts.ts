@@ -84,7 +84,7 @@ interface EventBase {
   eventKey: string;
   eventTime: Date;
   producer: string;
-  /** The event as sent, as JSON text. */
+  /** The event as sent: its JSON text (the request body, or its NDJSON line; an array's element re-serialised). */
   body: string;
 }
 
@@ -102,15 +102,18 @@ export type ParsedEvent =
   | (EventBase & { kind: "JOB"; job: DatasetName })
   | (EventBase & { kind: "DATASET"; dataset: DatasetName });
 
-/** Reads a schema-valid event (see OpenLineageSchema). Throws InvalidEventError for names provgraph cannot keep apart. */
-export function parseEvent(event: Record<string, unknown>): ParsedEvent {
+/**
+ * Reads a schema-valid event (see OpenLineageSchema); `sent` is the event as sent (its JSON text).
+ * Throws InvalidEventError for names provgraph cannot keep apart.
+ */
+export function parseEvent(event: Record<string, unknown>, sent: string = JSON.stringify(event)): ParsedEvent {
   const time = parseEventTime(String(event.eventTime));
   if (!time) throw new InvalidEventError("/eventTime", "is not a date-time");
   const base: EventBase = {
     eventKey: crypto.createHash("sha256").update(canonicalJson(event)).digest("hex"),
     eventTime: time.date,
     producer: text(event.producer, "/producer"),
-    body: JSON.stringify(event),
+    body: sent,
   };
   if (isRecord(event.run)) return parseRunEvent(event, base);
   if (isRecord(event.dataset)) return { ...base, kind: "DATASET", dataset: datasetName(event.dataset, "/dataset") };

@@ -8,7 +8,7 @@ import type { ExecutionStatus } from "../services/records";
 import { EventTooDeepError, EventTooLargeError, InvalidEventError } from "./errors";
 import { parseEvent, type ParsedEvent } from "./event-facts";
 import { OPENLINEAGE_LIMITS } from "./limits";
-import { recordEvent } from "./record-event";
+import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
 import { OpenLineageSchema } from "./schema-validator";
 import type { Logger } from "../logger";
 
@@ -37,10 +37,10 @@ export interface EventError {
   fault?: unknown;
 }
 
-/** One event as a transport received it: the parsed JSON and, when known, the bytes of its text. */
+/** One event as a transport received it: the parsed JSON and, when the transport has it, its text as sent. */
 export interface ReceivedEvent {
   event: unknown;
-  bytes?: number;
+  text?: string;
 }
 
 export interface OpenLineageIngestorDeps {
@@ -51,6 +51,9 @@ export interface OpenLineageIngestorDeps {
   /** Where our faults are logged (with their stack and the request id); the caller only sees INTERNAL_SERVER_ERROR. */
   logger: Pick<Logger, "error">;
 }
+
+/** Events one recording unit holds at most: its write lock is held for a few hundred milliseconds at worst. */
+export const CHUNK_EVENTS = 250;
 
 let sharedSchema: OpenLineageSchema | undefined;
 
@@ -70,42 +73,77 @@ export class OpenLineageIngestor {
 
   constructor(private readonly deps: OpenLineageIngestorDeps) {}
 
-  /** Events are recorded in the order given; the results are in that order too. `requestId` labels the log lines of our faults. */
+  /**
+   * Events are recorded in the order given, in chunks of up to CHUNK_EVENTS: each chunk is one
+   * recording unit with a fixed number of statements, so a batch costs a few statements per chunk
+   * rather than per event. Each event stays atomic: a chunk with an event the store refuses is rolled
+   * back whole and its events recorded one by one, each in a unit of its own. The results are in
+   * the order given. `requestId` labels the log lines of our faults.
+   */
   async ingest(events: readonly ReceivedEvent[], requestId?: string): Promise<EventResult[]> {
-    const results: EventResult[] = [];
-    for (const [index, received] of events.entries()) {
-      const result = await this.ingestOne(index, received);
-      if (result.error?.fault !== undefined) this.deps.logger.error({ requestId, index, runId: result.runId, err: result.error.fault }, "unexpected error while ingesting an OpenLineage event");
-      results.push(result);
+    const results: EventResult[] = new Array(events.length);
+    const checked: { index: number; event: ParsedEvent }[] = [];
+    events.forEach((received, index) => {
+      try {
+        checked.push({ index, event: this.check(received.event, received.text) });
+      } catch (error) {
+        results[index] = refusal(index, eventErrorOf(error));
+      }
+    });
+    for (let start = 0; start < checked.length; start += CHUNK_EVENTS) {
+      const chunk = checked.slice(start, start + CHUNK_EVENTS);
+      for (const result of await this.record(chunk)) results[result.index] = result;
+    }
+    for (const result of results) {
+      if (result.error?.fault !== undefined) this.deps.logger.error({ requestId, index: result.index, runId: result.runId, err: result.error.fault }, "unexpected error while ingesting an OpenLineage event");
     }
     return results;
   }
 
-  private async ingestOne(index: number, { event, bytes }: ReceivedEvent): Promise<EventResult> {
-    const refused = (error: EventError): EventResult => ({ index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error });
-    let parsed: ParsedEvent;
-    try {
-      parsed = this.check(event, bytes);
-    } catch (error) {
-      return refused(eventErrorOf(error));
+  /** One chunk as one unit; if it fails, its events one by one (only the culprit is refused). */
+  private async record(chunk: readonly { index: number; event: ParsedEvent }[]): Promise<EventResult[]> {
+    const run = (items: readonly { index: number; event: ParsedEvent }[]) =>
+      this.deps.commits.run((tx, scope) => recordEvents(tx, scope, this.deps, items.map((i) => i.event), new Date()));
+    const stored = (index: number, event: ParsedEvent, outcome: EventOutcome): EventResult => ({ index, status: outcome.status, kind: event.kind, runId: outcome.runId, executionStatus: outcome.executionStatus, error: null });
+    const failed = (index: number, event: ParsedEvent, error: unknown): EventResult => ({
+      ...refusal(index, eventErrorOf(error instanceof EventRefusal ? error.error : error)),
+      kind: event.kind,
+      runId: event.kind === "RUN" ? event.runId : null,
+    });
+    if (chunk.length > 1) {
+      try {
+        const outcomes = await run(chunk);
+        return chunk.map(({ index, event }, i) => stored(index, event, outcomes[i]));
+      } catch {
+        // Fall through: each event alone, so one refusal (or fault) cannot take the others with it.
+      }
     }
-    try {
-      const outcome = await this.deps.commits.run((tx, scope) => recordEvent(tx, scope, this.deps, parsed, new Date()));
-      return { index, status: outcome.status, kind: parsed.kind, runId: outcome.runId, executionStatus: outcome.executionStatus, error: null };
-    } catch (error) {
-      return { ...refused(eventErrorOf(error)), kind: parsed.kind, runId: parsed.kind === "RUN" ? parsed.runId : null };
+    const results: EventResult[] = [];
+    for (const item of chunk) {
+      try {
+        const [outcome] = await run([item]);
+        results.push(stored(item.index, item.event, outcome));
+      } catch (error) {
+        results.push(failed(item.index, item.event, error));
+      }
     }
+    return results;
   }
 
   /** Everything that can be checked without the database. */
-  private check(event: unknown, bytes: number | undefined): ParsedEvent {
+  private check(event: unknown, sent: string | undefined): ParsedEvent {
     if (jsonDepthExceeds(event, OPENLINEAGE_LIMITS.maxJsonDepth)) throw new EventTooDeepError(OPENLINEAGE_LIMITS.maxJsonDepth);
-    const size = bytes ?? Buffer.byteLength(JSON.stringify(event) ?? "");
+    const text = sent ?? JSON.stringify(event) ?? "";
+    const size = Buffer.byteLength(text);
     if (size > OPENLINEAGE_LIMITS.maxEventBytes) throw new EventTooLargeError(size, OPENLINEAGE_LIMITS.maxEventBytes);
     const violation = this.schema.validate(event);
     if (violation) throw new InvalidEventError(violation.pointer, violation.reason);
-    return parseEvent(event as Record<string, unknown>);
+    return parseEvent(event as Record<string, unknown>, text);
   }
+}
+
+function refusal(index: number, error: EventError): EventResult {
+  return { index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error };
 }
 
 function eventErrorOf(error: unknown): EventError {

@@ -1,6 +1,4 @@
-import type { DbTx } from "../db/client";
-import type { OperationDeclarationInput, OperationRegistry } from "../services/recording";
-import type { OperationRecord } from "../services/records";
+import type { OperationDeclarationInput } from "../services/recording";
 import { DATASET_ARTIFACT_TYPE } from "./dataset-identity";
 import type { DatasetName } from "./event-facts";
 
@@ -27,9 +25,4 @@ export function jobDeclaration(job: DatasetName): OperationDeclarationInput {
     inputs: [{ role: INPUT_ROLE, artifactType: DATASET_ARTIFACT_TYPE, required: false }],
     outputs: [{ role: OUTPUT_ROLE, artifactType: DATASET_ARTIFACT_TYPE, required: false, inferLineageFrom: { inputs: [] } }],
   };
-}
-
-/** The job's operation, registered inside the event's unit when it is new. */
-export function jobOperationIn(tx: DbTx, registry: OperationRegistry, job: DatasetName): Promise<OperationRecord> {
-  return registry.registerIn(tx, jobDeclaration(job));
 }

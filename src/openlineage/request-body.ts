@@ -54,7 +54,7 @@ export async function readLineageBody(request: Request): Promise<LineageRequestB
     for (const line of text.split("\n")) {
       if (!line.trim()) continue;
       try {
-        items.push({ event: JSON.parse(line), bytes: Buffer.byteLength(line) });
+        items.push({ event: JSON.parse(line), text: line });
       } catch (error) {
         items.push({ unparsable: `line ${items.length + 1} is not JSON: ${(error as Error).message.slice(0, 200)}` });
       }
@@ -70,7 +70,7 @@ export async function readLineageBody(request: Request): Promise<LineageRequestB
     if (Array.isArray(value)) body = { batch: true, items: value.map((event) => ({ event })) };
     else {
       if (bytes.length > maxEventBytes) throw tooLarge(bytes.length, maxEventBytes);
-      body = { batch: false, items: [{ event: value, bytes: bytes.length }] };
+      body = { batch: false, items: [{ event: value, text }] };
     }
   }
   if (body.items.length > maxBatchEvents) {

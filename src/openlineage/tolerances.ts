@@ -37,31 +37,47 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The copy the schema check sees (see above). `event` is not modified. */
+/**
+ * What the schema check sees (see above): the event itself when nothing needs filling (the common
+ * case: no copy), else a copy with the gaps filled. `event` is not modified.
+ */
 export function tolerantCopy(event: Record<string, unknown>): Record<string, unknown> {
+  const zoned = typeof event.eventTime !== "string" || withZone(event.eventTime) === event.eventTime;
+  if (zoned && event.schemaURL !== undefined && !hasFacetGaps(event)) return event;
   const copy = structuredClone(event);
   if (typeof copy.eventTime === "string") copy.eventTime = withZone(copy.eventTime);
   if (copy.schemaURL === undefined) copy.schemaURL = SCHEMA_URLS[eventKindOf(copy)];
   const producer = typeof copy.producer === "string" ? copy.producer : UNKNOWN_PRODUCER;
-  // Every facet container, however deep (a parent facet carries run and job facets of its own).
-  const pending: unknown[] = [copy];
+  forEachFacet(copy, (facet) => {
+    if (!("_producer" in facet)) facet._producer = producer;
+    if (!("_schemaURL" in facet)) facet._schemaURL = UNSPECIFIED_FACET_SCHEMA;
+  });
+  return copy;
+}
+
+function hasFacetGaps(event: Record<string, unknown>): boolean {
+  let gaps = false;
+  forEachFacet(event, (facet) => {
+    if (!("_producer" in facet) || !("_schemaURL" in facet)) gaps = true;
+  });
+  return gaps;
+}
+
+/** Every facet in every facet container, however deep (a parent facet carries run and job facets of its own). */
+function forEachFacet(event: Record<string, unknown>, visit: (facet: Record<string, unknown>) => void): void {
+  const pending: unknown[] = [event];
   while (pending.length > 0) {
     const node = pending.pop();
     if (Array.isArray(node)) {
-      pending.push(...node);
+      for (const item of node) if (typeof item === "object" && item !== null) pending.push(item);
       continue;
     }
     if (!isRecord(node)) continue;
-    for (const [key, value] of Object.entries(node)) {
-      if (FACET_CONTAINERS.has(key) && isRecord(value)) {
-        for (const facet of Object.values(value)) {
-          if (!isRecord(facet)) continue;
-          if (!("_producer" in facet)) facet._producer = producer;
-          if (!("_schemaURL" in facet)) facet._schemaURL = UNSPECIFIED_FACET_SCHEMA;
-        }
-      }
-      if (typeof value === "object" && value !== null) pending.push(value);
+    for (const key in node) {
+      const value = node[key];
+      if (typeof value !== "object" || value === null) continue;
+      if (FACET_CONTAINERS.has(key) && isRecord(value)) for (const facetName in value) if (isRecord(value[facetName])) visit(value[facetName] as Record<string, unknown>);
+      pending.push(value);
     }
   }
-  return copy;
 }

@@ -9,21 +9,50 @@ import { declarationOf } from "./operation-registry";
 import type { RecordExecutionRequest } from "./request-shape";
 
 /**
- * The request as plugins see it: inputs and the artifacts params reference read from the store,
- * output ids content-addressed. A role listed twice is one role (positions continue), so ZIP pairs
- * by the position an artifact has in its role, whatever the request's grouping.
+ * What drafts need from the store: the artifacts their requests use (inputs, params references) and
+ * whether the parent executions they name exist. Read for many requests at once (one statement
+ * each); `pending` names artifacts and executions the same unit is about to stage, which count as
+ * stored (a batch whose later runs use what its earlier ones produce).
  */
-export async function buildDraft(
-  tx: DbTx,
+export interface DraftContext {
+  artifacts: Map<string, ArtifactRecord>;
+  executions: Set<string>;
+}
+
+export interface PendingRecords {
+  artifacts?: readonly ArtifactRecord[];
+  runIds?: readonly string[];
+}
+
+export async function loadDraftContext(tx: DbTx, requests: readonly RecordExecutionRequest[], pending: PendingRecords = {}): Promise<DraftContext> {
+  const artifacts = new Map((pending.artifacts ?? []).map((a) => [a.id as string, a]));
+  const executions = new Set(pending.runIds ?? []);
+  const wanted = new Set<string>();
+  for (const request of requests) {
+    for (const input of request.inputs) for (const id of input.artifactIds) wanted.add(id);
+    for (const id of artifactReferencesIn(request.params)) if (isIdOfKind(id, "artifact")) wanted.add(id);
+  }
+  const unknown = [...wanted].filter((id) => !artifacts.has(id));
+  if (unknown.length > 0) for (const row of await tx.artifact.findMany({ where: { id: { in: unknown } } })) artifacts.set(row.id, toArtifactRecord(row));
+  const parents = [...new Set(requests.flatMap((r) => (r.parentRunId != null && !executions.has(r.parentRunId) ? [r.parentRunId] : [])))];
+  if (parents.length > 0) for (const row of await tx.execution.findMany({ where: { runId: { in: parents } }, select: { runId: true } })) executions.add(row.runId);
+  return { artifacts, executions };
+}
+
+/**
+ * The request as plugins see it: inputs and the artifacts params reference, from the store (or the
+ * unit's pending records), output ids content-addressed. A role listed twice is one role (positions
+ * continue), so ZIP pairs by the position an artifact has in its role, whatever the request's grouping.
+ */
+export function buildDraft(
+  context: DraftContext,
   operation: OperationRecord,
   request: RecordExecutionRequest,
   runId: RunId,
   specId: SpecId,
-): Promise<{ draft: DraftExecution; inputs: ArtifactRecord[] }> {
+): { draft: DraftExecution; inputs: ArtifactRecord[] } {
   const references = artifactReferencesIn(request.params);
-  const wanted = [...new Set([...request.inputs.flatMap((i) => i.artifactIds), ...references.filter((id) => isIdOfKind(id, "artifact"))])];
-  const found = wanted.length === 0 ? [] : (await tx.artifact.findMany({ where: { id: { in: wanted } } })).map(toArtifactRecord);
-  const stored = new Map(found.map((a) => [a.id as string, a]));
+  const stored = context.artifacts;
   request.inputs.forEach(({ artifactIds }, i) =>
     artifactIds.forEach((id, j) => {
       if (!stored.has(id)) throw new NotFoundError("artifact", id, `inputs[${i}].artifactIds[${j}]`);
@@ -35,9 +64,7 @@ export async function buildDraft(
       throw new LineageIntegrityError(`params reference ${why}`, { rule: "UNKNOWN_CONFIG_REFERENCE", role: CONFIG_INPUT_ROLE, candidates: [id] });
     }
   }
-  if (request.parentRunId != null && !(await tx.execution.findUnique({ where: { runId: request.parentRunId }, select: { runId: true } }))) {
-    throw new NotFoundError("execution", request.parentRunId, "parentRunId");
-  }
+  if (request.parentRunId != null && !context.executions.has(request.parentRunId)) throw new NotFoundError("execution", request.parentRunId, "parentRunId");
 
   const inputAt = (id: string, role: string, index: number): InputArtifact => ({ id, role, index, artifactType: stored.get(id)!.artifactType, originalName: stored.get(id)!.originalName });
   const inputPositions = new Map<string, number>();

@@ -4,12 +4,13 @@
 // execution recorded earlier that reports again (OpenLineage), stageAppend adds what is new.
 export { type CommitListener, type CommitPath, type RecordingEvent, type RecordingUnit, TransactionPerUnit, type UnitScope } from "./commit-path";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
-export { type OperationDeclarationInput, OperationRegistry } from "./operation-registry";
-export { type PreparedExecution, prepareExecution } from "./prepared-execution";
+export { type OperationDeclarationInput, type OperationPlan, OperationRegistry, type PlannedOperation } from "./operation-registry";
+export { type PreparedExecution, type PrepareItem, prepareExecution, prepareExecutions } from "./prepared-execution";
+export type { PendingRecords } from "./build-draft";
 export { ExecutionRecorder } from "./record-execution";
 export { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
 export { checkRequestShape, type RecordExecutionRequest } from "./request-shape";
 export { specIdOf } from "./spec-id";
-export { stageAppend, type StagedAppend, type StagedArtifact, stageExecution, stageSourceArtifacts } from "./stage";
+export { stageAppend, stageAppends, type StagedAppend, type StagedArtifact, stageExecution, stageExecutions, stageSourceArtifacts } from "./stage";
 export { insertRows } from "./bulk-insert";
 export { groupIdFor } from "./build-edges";

@@ -48,35 +48,72 @@ export class OperationRegistry {
   }
 
   /**
-   * register() inside a recording unit (an OpenLineage job seen for the first time is registered in
-   * the transaction of the event that names it, so a refused event leaves no operation behind).
-   * Race-safe without retries: the rows are inserted with ON CONFLICT DO NOTHING, then read back and
-   * compared. Not cached: the unit may still roll back.
+   * register() inside a recording unit, in two halves so a unit can check everything before it
+   * writes anything (an OpenLineage job seen for the first time is registered in the unit of the
+   * event that names it, so a refused event leaves no operation behind). Not cached: the unit may
+   * still roll back. planIn: what registering these declarations gives, read in one statement and
+   * nothing written yet: each one's operation (the stored one, or the one createIn will write), or the
+   * declaration error it breaks (a different declaration under a registered name and version).
    */
-  async registerIn(tx: DbTx, input: OperationDeclarationInput): Promise<OperationRecord> {
-    const declaration = normaliseDeclaration(input);
-    const canonical = canonicalJson(declaration);
-    const id = operationIdFor(declaration.name, declaration.version);
-    const existing = await tx.operation.findUnique({ where: { id }, include: { roles: true } });
-    if (existing) return sameDeclarationOrRefuse(existing, declaration, canonical);
-    const created = await insertRows(
-      tx,
-      "Operation",
-      ["id", "name", "version", "kind", "groupBy", "declaration", "createdAt"],
-      [[id, declaration.name, declaration.version, declaration.kind, declaration.groupBy, canonical, new Date()]],
-      { ignoreConflicts: true, returning: "id" },
-    );
-    if (created.length > 0) {
-      const roles = roleRowsOf(declaration);
+  async planIn(tx: DbTx, inputs: readonly OperationDeclarationInput[]): Promise<OperationPlan> {
+    const normalised = inputs.map((input) => {
+      try {
+        const declaration = normaliseDeclaration(input);
+        return { declaration, canonical: canonicalJson(declaration), id: operationIdFor(declaration.name, declaration.version) };
+      } catch (error) {
+        if (error instanceof OperationDeclarationError) return error;
+        throw error;
+      }
+    });
+    const ids = [...new Set(normalised.flatMap((n) => (n instanceof OperationDeclarationError ? [] : [n.id])))];
+    const rows = ids.length === 0 ? [] : await tx.operation.findMany({ where: { id: { in: ids } }, include: { roles: true } });
+    const stored = new Map(rows.map((row) => [row.id, row]));
+    const toCreate = new Map<string, PlannedOperation>();
+    const operations = normalised.map((n) => {
+      if (n instanceof OperationDeclarationError) return n;
+      const row = stored.get(n.id);
+      if (row) {
+        try {
+          return sameDeclarationOrRefuse(row, n.declaration, n.canonical);
+        } catch (error) {
+          return error as OperationDeclarationError;
+        }
+      }
+      const planned = toCreate.get(n.id) ?? { record: recordOf(n.id, n.declaration, new Date()), canonical: n.canonical };
+      if (planned.canonical !== n.canonical) return declarationConflict(n.declaration);
+      toCreate.set(n.id, planned);
+      return planned.record;
+    });
+    return { operations, toCreate: [...toCreate.values()] };
+  }
+
+  /**
+   * Writes the operations planIn found new, race-safe without retries: inserted with ON CONFLICT DO
+   * NOTHING, and one another unit registered meanwhile must carry the same declaration.
+   */
+  async createIn(tx: DbTx, planned: readonly PlannedOperation[]): Promise<void> {
+    if (planned.length === 0) return;
+    const created = new Set(
       await insertRows(
         tx,
-        "OperationRole",
-        ["operationId", "direction", "role", "position", "artifactType", "required", "lineageFrom", "lineageRoles"],
-        roles.map((r) => [id, r.direction, r.role, r.position, r.artifactType, r.required, r.lineageFrom ?? null, r.lineageRoles ?? null]),
-      );
-    }
-    const row = await tx.operation.findUniqueOrThrow({ where: { id }, include: { roles: true } });
-    return sameDeclarationOrRefuse(row, declaration, canonical);
+        "Operation",
+        ["id", "name", "version", "kind", "groupBy", "declaration", "createdAt"],
+        planned.map(({ record, canonical }) => [record.id, record.name, record.version, record.kind, record.groupBy, canonical, record.createdAt]),
+        { ignoreConflicts: true, returning: "id" },
+      ),
+    );
+    await insertRows(
+      tx,
+      "OperationRole",
+      ["operationId", "direction", "role", "position", "artifactType", "required", "lineageFrom", "lineageRoles"],
+      planned
+        .filter(({ record }) => created.has(record.id))
+        .flatMap(({ record }) => roleRowsOf(declarationOf(record)).map((r) => [record.id, r.direction, r.role, r.position, r.artifactType, r.required, r.lineageFrom ?? null, r.lineageRoles ?? null])),
+    );
+    const raced = planned.filter(({ record }) => !created.has(record.id));
+    if (raced.length === 0) return;
+    const rows = await tx.operation.findMany({ where: { id: { in: raced.map((p) => p.record.id) } }, include: { roles: true } });
+    for (const { record, canonical } of raced) sameDeclarationOrRefuse(rows.find((row) => row.id === record.id)!, declarationOf(record), canonical);
   }
 
   /** The registered operation, or undefined. */
@@ -92,15 +129,43 @@ export class OperationRegistry {
   }
 }
 
+/** An operation planIn found new: its record (as the read side will return it) and its canonical declaration. */
+export interface PlannedOperation {
+  record: OperationRecord;
+  canonical: string;
+}
+
+export interface OperationPlan {
+  operations: (OperationRecord | OperationDeclarationError)[];
+  toCreate: PlannedOperation[];
+}
+
 /** A name+version is immutable: the stored row must carry the same declaration. */
 function sameDeclarationOrRefuse(row: Parameters<typeof toOperationRecord>[0], declaration: OperationDeclaration, canonical: string): OperationRecord {
-  if (row.declaration !== canonical) {
-    throw new OperationDeclarationError(
-      `operation ${declaration.name}@${declaration.version} is already registered with a different declaration; register a new version instead`,
-      { rule: "IMMUTABLE_VERSION", candidates: [`${declaration.name}@${declaration.version}`] },
-    );
-  }
+  if (row.declaration !== canonical) throw declarationConflict(declaration);
   return toOperationRecord(row);
+}
+
+function declarationConflict(declaration: OperationDeclaration): OperationDeclarationError {
+  return new OperationDeclarationError(
+    `operation ${declaration.name}@${declaration.version} is already registered with a different declaration; register a new version instead`,
+    { rule: "IMMUTABLE_VERSION", candidates: [`${declaration.name}@${declaration.version}`] },
+  );
+}
+
+/** The record of an operation about to be created, as toOperationRecord would read it back. */
+function recordOf(id: string, declaration: OperationDeclaration, createdAt: Date): OperationRecord {
+  const role = (r: RoleDeclaration, position: number) => ({ role: r.role, artifactType: r.artifactType, required: r.required, position, inferLineageFrom: r.inferLineageFrom });
+  return {
+    id: id as OperationRecord["id"],
+    name: declaration.name,
+    version: declaration.version,
+    kind: declaration.kind,
+    groupBy: declaration.groupBy,
+    createdAt,
+    inputs: declaration.inputs.map(role),
+    outputs: declaration.outputs.map(role),
+  };
 }
 
 function roleRowsOf(declaration: OperationDeclaration) {

@@ -1,8 +1,9 @@
+import { ProvenanceError } from "../../../plugins/errors";
 import type { DraftExecution, ProvgraphPlugin, ProvenanceEdgeDraft } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import type { RunId, SpecId } from "../ids";
 import type { ArtifactRecord, OperationRecord } from "../records";
-import { buildDraft } from "./build-draft";
+import { buildDraft, loadDraftContext, type PendingRecords } from "./build-draft";
 import { inferAndValidateLineage } from "./lineage-pipeline";
 import { prismaReadPort } from "./prisma-read-port";
 import type { RecordExecutionRequest } from "./request-shape";
@@ -19,6 +20,12 @@ export interface PreparedExecution {
   recordedAt: Date;
 }
 
+export interface PrepareItem {
+  operation: OperationRecord;
+  request: RecordExecutionRequest;
+  ids: { runId: RunId; specId: SpecId; recordedAt: Date };
+}
+
 /** Reads what the request names (inside `tx`), builds the draft and runs the plugins over it. */
 export async function prepareExecution(
   tx: DbTx,
@@ -27,7 +34,30 @@ export async function prepareExecution(
   request: RecordExecutionRequest,
   ids: { runId: RunId; specId: SpecId; recordedAt: Date },
 ): Promise<PreparedExecution> {
-  const { draft, inputs } = await buildDraft(tx, operation, request, ids.runId, ids.specId);
-  const { edges } = await inferAndValidateLineage(plugins, draft, prismaReadPort(tx));
-  return { operation, request, draft, inputs, edges, recordedAt: ids.recordedAt };
+  const [prepared] = await prepareExecutions(tx, plugins, [{ operation, request, ids }]);
+  if (prepared instanceof ProvenanceError) throw prepared;
+  return prepared;
+}
+
+/**
+ * prepareExecution for many requests at once: what they name is read in one statement per kind for
+ * all of them (artifacts, parent executions), then each draft runs the plugins on its own. A request
+ * the pipeline refuses answers its typed error in its place; the others are unaffected. Nothing is
+ * written. `pending`: artifacts and executions this unit stages before these (they count as stored).
+ */
+export async function prepareExecutions(tx: DbTx, plugins: readonly ProvgraphPlugin[], items: readonly PrepareItem[], pending?: PendingRecords): Promise<(PreparedExecution | ProvenanceError)[]> {
+  const context = await loadDraftContext(tx, items.map((item) => item.request), pending);
+  const port = prismaReadPort(tx);
+  const results: (PreparedExecution | ProvenanceError)[] = [];
+  for (const { operation, request, ids } of items) {
+    try {
+      const { draft, inputs } = buildDraft(context, operation, request, ids.runId, ids.specId);
+      const { edges } = await inferAndValidateLineage(plugins, draft, port);
+      results.push({ operation, request, draft, inputs, edges, recordedAt: ids.recordedAt });
+    } catch (error) {
+      if (!(error instanceof ProvenanceError)) throw error;
+      results.push(error);
+    }
+  }
+  return results;
 }

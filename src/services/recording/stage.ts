@@ -29,42 +29,51 @@ export function artifactRow(artifact: StagedArtifact, at: Date): unknown[] {
 // immutable), then the execution, its links and its edges, all in the caller's transaction. Returns
 // the ids of the artifacts it created.
 export async function stageExecution(tx: DbTx, prepared: PreparedExecution): Promise<string[]> {
-  const { draft, operation, request, edges, recordedAt: at } = prepared;
-  if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, at);
-  const created = await insertRows(tx, "Artifact", ARTIFACT_COLUMNS, draft.outputs.map((o) => artifactRow(o, at)), { ignoreConflicts: true, returning: "id" });
-  const pins = request.pins ?? {};
-  await insertRows(
-    tx,
-    "Execution",
-    ["runId", "specId", "operationId", "status", "params", "agent", "startedAt", "endedAt", "recordedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "pipeline", "step", "parentRunId"],
-    [
-      [
-        draft.runId,
-        draft.specId,
-        operation.id,
-        request.status ?? "COMPLETED",
-        json(draft.params),
-        request.agent ?? null,
-        request.startedAt ?? null,
-        request.endedAt ?? null,
-        at,
-        json(pins.inputVersions),
-        pins.codeVersion ?? null,
-        pins.imageDigest ?? null,
-        pins.deterministic ?? null,
-        draft.pipeline,
-        draft.step,
-        draft.parentRunId,
-      ],
-    ],
-  );
-  await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, linkRows(prepared));
-  await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, edges.map((e) => edgeRow(e, at)));
+  return (await stageExecutions(tx, [prepared]))[0];
+}
+
+/**
+ * stageExecution for many prepared executions at once: one multi-row statement per table for all of
+ * them (what a batch costs is then a handful of statements, not a handful per execution). Returns,
+ * for each, the ids of the artifacts it created (an artifact two of them produce is created by the first).
+ */
+export async function stageExecutions(tx: DbTx, prepared: readonly PreparedExecution[]): Promise<string[][]> {
+  if (prepared.length === 0) return [];
+  for (const { draft, operation, recordedAt } of prepared) if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
+  const created = await stageOutputArtifacts(tx, prepared);
+  await insertRows(tx, "Execution", EXECUTION_COLUMNS, prepared.map(executionRow));
+  await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows));
+  await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, prepared.flatMap((p) => p.edges.map((e) => edgeRow(e, p.recordedAt))));
   return created;
 }
 
+const EXECUTION_COLUMNS = ["runId", "specId", "operationId", "status", "params", "agent", "startedAt", "endedAt", "recordedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "pipeline", "step", "parentRunId"];
+/** The columns of an execution that are a fold of what its producer reported (appends recompute them). */
+const DERIVED_EXECUTION_COLUMNS = ["status", "params", "agent", "startedAt", "endedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "parentRunId"];
 const LINK_COLUMNS = ["runId", "artifactId", "direction", "role", "position"];
 const EDGE_COLUMNS = ["sourceId", "targetId", "runId", "kind", "groupId", "stepBoundary", "sourceType", "targetType", "createdAt"];
+
+function executionRow({ draft, operation, request, recordedAt }: PreparedExecution): unknown[] {
+  const pins = request.pins ?? {};
+  return [
+    draft.runId,
+    draft.specId,
+    operation.id,
+    request.status ?? "COMPLETED",
+    json(draft.params),
+    request.agent ?? null,
+    request.startedAt ?? null,
+    request.endedAt ?? null,
+    recordedAt,
+    json(pins.inputVersions),
+    pins.codeVersion ?? null,
+    pins.imageDigest ?? null,
+    pins.deterministic ?? null,
+    draft.pipeline,
+    draft.step,
+    draft.parentRunId,
+  ];
+}
 
 function linkRows({ draft }: PreparedExecution): unknown[][] {
   return [
@@ -75,6 +84,20 @@ function linkRows({ draft }: PreparedExecution): unknown[][] {
 
 function edgeRow(e: PreparedExecution["edges"][number], at: Date): unknown[] {
   return [e.sourceId, e.targetId, e.runId, e.kind, e.groupId, e.stepBoundary, e.sourceType, e.targetType, at];
+}
+
+/** The outputs' artifacts, once each; for each prepared execution, the ids it created. */
+async function stageOutputArtifacts(tx: DbTx, prepared: readonly PreparedExecution[]): Promise<string[][]> {
+  const rows = new Map<string, unknown[]>();
+  for (const p of prepared) for (const o of p.draft.outputs) if (!rows.has(o.id)) rows.set(o.id, artifactRow(o, p.recordedAt));
+  const created = new Set(await insertRows(tx, "Artifact", ARTIFACT_COLUMNS, [...rows.values()], { ignoreConflicts: true, returning: "id" }));
+  return prepared.map((p) =>
+    [...new Set(p.draft.outputs.map((o) => o.id))].filter((id) => {
+      if (!created.has(id)) return false;
+      created.delete(id);
+      return true;
+    }),
+  );
 }
 
 /** What appending to a recorded execution wrote. */
@@ -94,32 +117,23 @@ export interface StagedAppend {
  * reports, never a correction of them. Identity (runId, specId, operation, recordedAt) is untouched.
  */
 export async function stageAppend(tx: DbTx, prepared: PreparedExecution): Promise<StagedAppend> {
-  const { draft, operation, request, edges, recordedAt: at } = prepared;
-  if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, at);
-  const created = await insertRows(tx, "Artifact", ARTIFACT_COLUMNS, draft.outputs.map((o) => artifactRow(o, at)), { ignoreConflicts: true, returning: "id" });
-  await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, linkRows(prepared), { ignoreConflicts: true });
-  const stored = await tx.provenanceEdge.findMany({ where: { runId: draft.runId }, select: { sourceId: true, targetId: true, kind: true, groupId: true } });
-  const key = (e: { sourceId: string; targetId: string; kind: string; groupId: string | null }) => `${e.sourceId}\u0000${e.targetId}\u0000${e.kind}\u0000${e.groupId}`;
+  return (await stageAppends(tx, [prepared]))[0];
+}
+
+/** stageAppend for many executions (each recorded earlier, each at most once here), a few statements for all. */
+export async function stageAppends(tx: DbTx, prepared: readonly PreparedExecution[]): Promise<StagedAppend[]> {
+  if (prepared.length === 0) return [];
+  for (const { draft, operation, recordedAt } of prepared) if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
+  const created = await stageOutputArtifacts(tx, prepared);
+  await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows), { ignoreConflicts: true });
+  const stored = await tx.provenanceEdge.findMany({ where: { runId: { in: prepared.map((p) => p.draft.runId) } }, select: { runId: true, sourceId: true, targetId: true, kind: true, groupId: true } });
+  const key = (e: { runId: string; sourceId: string; targetId: string; kind: string; groupId: string | null }) => `${e.runId}\u0000${e.sourceId}\u0000${e.targetId}\u0000${e.kind}\u0000${e.groupId}`;
   const known = new Set(stored.map(key));
-  const added = edges.filter((e) => !known.has(key(e)));
-  await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, added.map((e) => edgeRow(e, at)));
-  const pins = request.pins ?? {};
-  await tx.execution.update({
-    where: { runId: draft.runId },
-    data: {
-      status: request.status ?? "COMPLETED",
-      params: json(draft.params),
-      agent: request.agent ?? null,
-      startedAt: request.startedAt ?? null,
-      endedAt: request.endedAt ?? null,
-      pinInputVersions: json(pins.inputVersions),
-      pinCodeVersion: pins.codeVersion ?? null,
-      pinImageDigest: pins.imageDigest ?? null,
-      pinDeterministic: pins.deterministic ?? null,
-      parentRunId: draft.parentRunId,
-    },
-  });
-  return { created, edges: added };
+  const added = prepared.map((p) => p.edges.filter((e) => !known.has(key(e))));
+  await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, prepared.flatMap((p, i) => added[i].map((e) => edgeRow(e, p.recordedAt))));
+  // The derived columns, for all of them in one upsert: each row exists, so only those columns change.
+  await insertRows(tx, "Execution", EXECUTION_COLUMNS, prepared.map(executionRow), { update: { conflict: ["runId"], columns: DERIVED_EXECUTION_COLUMNS } });
+  return prepared.map((_, i) => ({ created: created[i], edges: added[i] }));
 }
 
 /**
