@@ -86,7 +86,10 @@ export async function runOpenLineageBench(options: { quick: boolean; log: (line:
   const url = new URL(await app.start());
   const lineageUrl = (route: string) => `${url.origin}${route}`;
   const post = async (route: string, body: string) => {
-    const response = await fetch(lineageUrl(route), { method: "POST", headers: { "content-type": "application/json" }, body });
+    // A kept-alive connection the server closed while the raw side ran (its 5 s idle timeout) fails
+    // once with ECONNRESET; sending again is safe: the same events are stored once.
+    const send = () => fetch(lineageUrl(route), { method: "POST", headers: { "content-type": "application/json" }, body });
+    const response = await send().catch((error: { cause?: { code?: string } }) => (error.cause?.code === "ECONNRESET" ? send() : Promise.reject(error)));
     const text = await response.text();
     if (response.status !== 201 && response.status !== 200) throw new Error(`${response.status} ${text.slice(0, 500)}`);
     return JSON.parse(text);

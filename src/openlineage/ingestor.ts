@@ -9,6 +9,7 @@ import { EventTooDeepError, EventTooLargeError, InvalidEventError } from "./erro
 import { parseEvent, type ParsedEvent } from "./event-facts";
 import { OPENLINEAGE_LIMITS } from "./limits";
 import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
+import { nextRecordingInstant } from "./recording-clock";
 import { OpenLineageSchema } from "./schema-validator";
 import type { Logger } from "../logger";
 
@@ -65,8 +66,8 @@ export function openLineageSchema(): OpenLineageSchema {
 /**
  * OpenLineage ingestion, for every transport (POST /api/v1/lineage, its batch form, the
  * ingestOpenLineageEvents mutation): each event is checked (size, depth, the official schema,
- * names) and recorded as one atomic unit on the commit path, independently of the others — one
- * bad event in a batch refuses that event alone.
+ * names), then recorded on the commit path, atomically and independently of the others — one bad
+ * event in a batch refuses that event alone.
  */
 export class OpenLineageIngestor {
   private readonly schema = openLineageSchema();
@@ -103,7 +104,7 @@ export class OpenLineageIngestor {
   /** One chunk as one unit; if it fails, its events one by one (only the culprit is refused). */
   private async record(chunk: readonly { index: number; event: ParsedEvent }[]): Promise<EventResult[]> {
     const run = (items: readonly { index: number; event: ParsedEvent }[]) =>
-      this.deps.commits.run((tx, scope) => recordEvents(tx, scope, this.deps, items.map((i) => i.event), new Date()));
+      this.deps.commits.run((tx, scope) => recordEvents(tx, scope, this.deps, items.map((i) => i.event), items.map(() => nextRecordingInstant())));
     const stored = (index: number, event: ParsedEvent, outcome: EventOutcome): EventResult => ({ index, status: outcome.status, kind: event.kind, runId: outcome.runId, executionStatus: outcome.executionStatus, error: null });
     const failed = (index: number, event: ParsedEvent, error: unknown): EventResult => ({
       ...refusal(index, eventErrorOf(error instanceof EventRefusal ? error.error : error)),

@@ -52,42 +52,69 @@ export class EventRefusal extends Error {
 
 type RunEvent = Extract<ParsedEvent, { kind: "RUN" }>;
 
-/** A dataset version an input resolved to, and how (DatasetVersionUse.resolvedBy). */
+/** A dataset version an input resolved to, and the mention it resolved. */
 interface ResolvedInput extends DatasetName {
   id: ArtifactId;
   version: string | null;
   mention: DatasetMention;
 }
 
-/** One run of the chunk: its events here, what was stored before, and what this chunk makes of it. */
+/** A dataset version a run's events report as an output. */
+interface RunOutput {
+  ref: { namespace: string; name: string; version: string | null };
+  id: ArtifactId;
+  contentHash: string;
+  columnSources: DatasetName[] | null;
+}
+
+/**
+ * What a run is after one of its events: the fold of its events up to that one, the inputs and
+ * outputs that fold resolves to, and (once prepared) the execution it describes. Recording a chunk
+ * stages these states one after another, exactly as if each event came alone.
+ */
+interface RunState {
+  /** Index in the chunk of the event that leads to this state. */
+  index: number;
+  instant: Date;
+  /** How many of the run's uses (input resolutions) existed at this state. */
+  usesSoFar: number;
+  fold: RunFold;
+  inputs: ResolvedInput[];
+  outputs: RunOutput[];
+  prepared?: PreparedExecution;
+}
+
+/** One run of the chunk: its events here, what was stored before, and its states after each event. */
 interface RunPlan {
   runId: RunId;
   events: { index: number; event: RunEvent }[];
   existing: ExecutionRecord | null;
   operation: OperationRecord;
-  fold: RunFold;
-  inputs: ResolvedInput[];
-  newUses: { id: ArtifactId; how: string }[];
+  states: RunState[];
+  /** How each input version was resolved (DatasetVersionUse), stored before and made by this chunk. */
+  uses: { artifactId: string; resolvedBy: string; dataset: DatasetName & { version: string | null } }[];
+  newUses: { id: ArtifactId; how: string; instant: Date }[];
   sources: StagedArtifact[];
-  outputs: { ref: { namespace: string; name: string; version: string | null }; id: ArtifactId; contentHash: string; columnSources: DatasetName[] | null }[];
-  prepared?: PreparedExecution;
 }
 
 /**
- * Records a chunk of checked OpenLineage events in one recording unit, with a fixed number of
- * statements however many events it holds (each table read once, written once): the raw events
- * (those not stored before: a duplicate changes nothing), the jobs' operations on first sight, and
- * per run its execution — recorded by the run's first event, appended to by later ones — whose
- * derived state is the fold of all its stored events, with the dataset versions it used and
- * produced, their lineage, columns and column edges. Everything is checked before anything is
- * written: an event the store refuses throws an EventRefusal and the unit writes nothing (the
- * caller records the chunk's events one by one then, so only that event is refused). A chunk of one
- * event is the single-event path.
+ * Records a chunk of checked OpenLineage events in one recording unit, with a number of statements
+ * that does not grow with the events it holds (each table read once; written once per "round" —
+ * the k-th event of every run in the chunk): the raw events (those not stored before: a duplicate
+ * changes nothing), the jobs' operations on first sight, and per run its execution — recorded by the
+ * run's first event, appended to by later ones — whose derived state is the fold of its stored
+ * events, with the dataset versions it used and produced, their lineage, columns and column edges.
+ * It records exactly what the same events recorded one by one would (each state of a run is
+ * prepared and staged in turn; each event has its own recording instant). Everything is checked
+ * before anything is written: an event the store refuses throws an EventRefusal and the unit writes
+ * nothing (the caller then records the chunk's events one by one, so only that event is refused).
+ * A chunk of one event is the single-event path.
  */
-export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEventsDeps, events: readonly ParsedEvent[], at: Date): Promise<EventOutcome[]> {
+export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEventsDeps, events: readonly ParsedEvent[], instants: readonly Date[]): Promise<EventOutcome[]> {
   const refuse = (index: number, error: ProvenanceError): never => {
     throw new EventRefusal(index, error);
   };
+  const at = instants[instants.length - 1];
   const runEvents = events.flatMap((event, index) => (event.kind === "RUN" ? [{ index, event }] : []));
   await lockRuns(tx, deps.provider, runEvents.flatMap(({ event }) => [event.runId, ...(event.facts.parent ? [event.facts.parent.runId] : [])]));
 
@@ -118,13 +145,13 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     if (!duplicate[i] && event.kind !== "DATASET") jobOperation(event.job, i);
   });
 
-  // The runs: what was stored for them, then each one's fold with this chunk's events.
+  // The runs: what was stored for them.
   const byRun = new Map<RunId, { index: number; event: RunEvent }[]>();
   for (const item of runEvents) if (!duplicate[item.index]) byRun.set(item.event.runId, [...(byRun.get(item.event.runId) ?? []), item]);
   const runIds = [...byRun.keys()];
   const parentIds = runEvents.flatMap(({ event }) => (event.facts.parent ? [event.facts.parent.runId] : []));
   const allRunIds = [...new Set([...runIds, ...parentIds, ...runEvents.map(({ event }) => event.runId)])];
-  const [executionRows, olRuns, storedFacts, uses] = await Promise.all([
+  const [executionRows, olRuns, storedFacts, storedUses] = await Promise.all([
     tx.execution.findMany({ where: { runId: { in: allRunIds } } }),
     tx.openLineageRun.findMany({ where: { runId: { in: runIds } } }),
     tx.openLineageEvent.findMany({ where: { runId: { in: runIds } }, select: { runId: true, eventKey: true, facts: true } }),
@@ -134,11 +161,10 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
   const olRunOf = new Map(olRuns.map((r) => [r.runId, r]));
   const factsOf = new Map<string, StoredRunFacts[]>();
   for (const row of storedFacts) factsOf.set(row.runId!, [...(factsOf.get(row.runId!) ?? []), { eventKey: row.eventKey, facts: JSON.parse(row.facts) as RunFacts }]);
-  const usedArtifacts = uses.length === 0 ? [] : await tx.artifact.findMany({ where: { id: { in: [...new Set(uses.map((u) => u.artifactId))] } } });
+  const usedArtifacts = storedUses.length === 0 ? [] : await tx.artifact.findMany({ where: { id: { in: [...new Set(storedUses.map((u) => u.artifactId))] } } });
   const usedById = new Map(usedArtifacts.map((a) => [a.id, a]));
 
-  const statusAfter = new Map<number, ExecutionStatus>();
-  const runs: RunPlan[] = [];
+  const runs = new Map<RunId, RunPlan>();
   for (const [runId, items] of byRun) {
     const existing = executions.get(runId) ?? null;
     const first = items[0];
@@ -151,88 +177,125 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     for (const item of items.slice(1)) {
       if (jobKey(item.event.job) !== jobKey(first.event.job)) refuse(item.index, jobClash(runId, existing ? olRunOf.get(runId)! : first.event.job, item.event.job));
     }
-    const stored = factsOf.get(runId) ?? [];
-    items.forEach((item, i) => statusAfter.set(item.index, foldRun([...stored, ...items.slice(0, i + 1).map(({ event }) => ({ eventKey: event.eventKey, facts: event.facts }))]).status));
-    const fold = foldRun([...stored, ...items.map(({ event }) => ({ eventKey: event.eventKey, facts: event.facts }))]);
-    const outputs = fold.outputs.map((output) => {
-      const ref = outputVersion(output, runId);
+    const uses = storedUses
+      .filter((u) => u.runId === runId)
+      .flatMap((u) => {
+        const a = usedById.get(u.artifactId);
+        return a ? [{ artifactId: u.artifactId, resolvedBy: u.resolvedBy, dataset: { namespace: a.datasetNamespace!, name: a.datasetName!, version: a.datasetVersion } }] : [];
+      });
+    runs.set(runId, { runId, events: items, existing, operation, states: [], uses, newUses: [], sources: [] });
+  }
+
+  // Each run's state after each of its events, in the chunk's order: so an input resolves to the
+  // newest version known when its event comes (stored, or produced by an earlier event of the chunk).
+  const newest = await newestVersions(tx, [...runs.values()], factsOf);
+  const producedInChunk = new Map<string, { id: ArtifactId; version: string }[]>();
+  for (const { index, event } of runEvents) {
+    if (duplicate[index]) continue;
+    const run = runs.get(event.runId)!;
+    const done = run.events.findIndex((e) => e.index === index) + 1;
+    const fold = foldRun([...(factsOf.get(run.runId) ?? []), ...run.events.slice(0, done).map(({ event: e }) => ({ eventKey: e.eventKey, facts: e.facts }))]);
+    const outputs: RunOutput[] = fold.outputs.map((output) => {
+      const ref = outputVersion(output, run.runId);
       return { ref, id: datasetArtifactId(ref), contentHash: datasetContentHash(ref), columnSources: output.columnSources };
     });
-    runs.push({ runId, events: items, existing, operation, fold, inputs: [], newUses: [], sources: [], outputs });
+    const inputs = resolveInputs(run, fold, outputs, newest, producedInChunk, instants[index]);
+    run.states.push({ index, instant: instants[index], usesSoFar: run.uses.length, fold, inputs, outputs });
+    for (const output of event.outputs) {
+      const ref = outputVersion(output, run.runId);
+      const key = JSON.stringify([ref.namespace, ref.name]);
+      producedInChunk.set(key, [{ id: datasetArtifactId(ref), version: ref.version! }, ...(producedInChunk.get(key) ?? [])]);
+    }
   }
 
   // Parents not recorded yet: recorded now as runs of the parent job with no events of their own.
   const known = new Set([...executions.keys(), ...runIds]);
   const stubs: { runId: RunId; job: DatasetName; operation: OperationRecord; index: number }[] = [];
-  for (const run of runs) {
-    const parent = run.fold.parent;
-    if (!parent || known.has(parent.runId)) continue;
-    known.add(parent.runId);
-    stubs.push({ runId: parent.runId, job: parent.job, operation: jobOperation(parent.job, run.events[0].index), index: run.events[0].index });
+  for (const run of runs.values()) {
+    for (const state of run.states) {
+      const parent = state.fold.parent;
+      if (!parent || known.has(parent.runId)) continue;
+      known.add(parent.runId);
+      stubs.push({ runId: parent.runId, job: parent.job, operation: jobOperation(parent.job, state.index), index: state.index });
+    }
   }
 
-  await resolveInputs(tx, runs, usedById, uses);
-
-  // Prepare every execution of the chunk (new runs, parents, appended runs) in one pass over the pipeline.
-  const pendingArtifacts: ArtifactRecord[] = [];
-  for (const run of runs) {
-    for (const s of run.sources) pendingArtifacts.push(artifactRecord(s, at));
-    for (const o of run.outputs) pendingArtifacts.push(artifactRecord({ id: o.id, artifactType: DATASET_ARTIFACT_TYPE, contentHash: o.contentHash, originalName: o.ref.name, metadata: null, dataset: o.ref }, at));
+  // Prepare every state of every run (and the parents) in one pass over the pipeline.
+  const artifacts = new Map<string, StagedArtifact>();
+  for (const run of runs.values()) {
+    for (const s of run.sources) if (!artifacts.has(s.id)) artifacts.set(s.id, s);
+    for (const state of run.states) {
+      for (const o of state.outputs) {
+        if (!artifacts.has(o.id)) artifacts.set(o.id, { id: o.id, artifactType: DATASET_ARTIFACT_TYPE, contentHash: o.contentHash, originalName: o.ref.name, metadata: null, dataset: o.ref, createdAt: state.instant });
+      }
+    }
   }
+  const states = [...runs.values()].flatMap((run) => run.states.map((state) => ({ run, state })));
   const items: PrepareItem[] = [
     ...stubs.map((stub) => ({
       operation: stub.operation,
       request: checkRequestShape({ operation: stub.operation.name, operationVersion: stub.operation.version, inputs: [], outputs: [], status: "STARTED" }),
-      ids: { runId: stub.runId, specId: specIdOfRun(stub.job, stub.runId), recordedAt: at },
+      ids: { runId: stub.runId, specId: specIdOfRun(stub.job, stub.runId), recordedAt: instants[stub.index] },
     })),
-    ...runs.map((run) => ({ operation: run.operation, request: requestOf(run), ids: { runId: run.runId, specId: run.existing?.specId ?? specIdOfRun(run.fold.job, run.runId), recordedAt: at } })),
+    ...states.map(({ run, state }) => ({
+      operation: run.operation,
+      request: requestOf(run, state),
+      ids: { runId: run.runId, specId: run.existing?.specId ?? specIdOfRun(state.fold.job, run.runId), recordedAt: state.instant },
+    })),
   ];
-  const prepared = await prepareExecutions(tx, deps.plugins, items, { artifacts: pendingArtifacts, runIds: [...stubs.map((s) => s.runId), ...runs.filter((r) => !r.existing).map((r) => r.runId)] });
+  const pendingArtifacts = [...artifacts.values()].map((a) => artifactRecord(a, at));
+  const prepared = await prepareExecutions(tx, deps.plugins, items, { artifacts: pendingArtifacts, runIds: [...stubs.map((s) => s.runId), ...[...runs.values()].filter((r) => !r.existing).map((r) => r.runId)] });
   prepared.forEach((p, i) => {
-    if ("code" in p) refuse(i < stubs.length ? stubs[i].index : runs[i - stubs.length].events[0].index, p);
+    if ("code" in p) refuse(i < stubs.length ? stubs[i].index : states[i - stubs.length].state.index, p);
   });
   const preparedStubs = prepared.slice(0, stubs.length) as PreparedExecution[];
-  runs.forEach((run, i) => (run.prepared = prepared[stubs.length + i] as PreparedExecution));
+  states.forEach(({ state }, i) => (state.prepared = prepared[stubs.length + i] as PreparedExecution));
 
   // Everything is checked: write. Operations, then every artifact the chunk names (so links of any run
-  // may point at versions another run of the chunk produces), executions, appends, the rest.
+  // may point at versions another run of the chunk produces), then the runs' states in rounds (the
+  // k-th state of every run), then the rest.
   await deps.registry.createIn(tx, plan.toCreate);
-  const artifacts = new Map<string, StagedArtifact>();
-  for (const run of runs) {
-    for (const s of run.sources) artifacts.set(s.id, s);
-    for (const o of run.outputs) if (!artifacts.has(o.id)) artifacts.set(o.id, { id: o.id, artifactType: DATASET_ARTIFACT_TYPE, contentHash: o.contentHash, originalName: o.ref.name, metadata: null, dataset: o.ref });
-  }
   await stageSourceArtifacts(tx, [...artifacts.values()], at);
-  const fresh = runs.filter((run) => !run.existing);
-  const appended = runs.filter((run) => run.existing);
-  await stageExecutions(tx, [...preparedStubs, ...fresh.map((run) => run.prepared!)]);
-  const appends = await stageAppends(tx, appended.map((run) => run.prepared!));
+  preparedStubs.forEach((p) => scope.emit({ type: "EXECUTION_RECORDED", execution: recordedExecutionOf(p, []).execution, edges: [] }));
+  const previous = new Map<RunId, ExecutionRecord | null>([...runs.values()].map((run) => [run.runId, run.existing]));
+  const rounds = Math.max(0, ...[...runs.values()].map((run) => run.states.length));
+  for (let k = 0; k < rounds; k++) {
+    const round = [...runs.values()].filter((run) => run.states.length > k);
+    const fresh = round.filter((run) => previous.get(run.runId) === null);
+    const appended = round.filter((run) => previous.get(run.runId) !== null);
+    await stageExecutions(tx, [...(k === 0 ? preparedStubs : []), ...fresh.map((run) => run.states[k].prepared!)]);
+    const appends = await stageAppends(tx, appended.map((run) => run.states[k].prepared!));
+    for (const run of round) {
+      const state = run.states[k];
+      const before = previous.get(run.runId)!;
+      const execution = { ...recordedExecutionOf(state.prepared!, []).execution, ...(before ? { recordedAt: before.recordedAt } : {}) };
+      previous.set(run.runId, execution);
+      if (!before) {
+        scope.emit({ type: "EXECUTION_RECORDED", execution, edges: state.prepared!.edges });
+        continue;
+      }
+      const staged = appends[appended.indexOf(run)];
+      if (before.status !== execution.status) scope.emit({ type: "EXECUTION_STATUS_CHANGED", execution, previousStatus: before.status });
+      if (staged.edges.length > 0) scope.emit({ type: "LINEAGE_RECORDED", runId: run.runId, edges: staged.edges });
+    }
+  }
   await insertRows(
     tx,
     "DatasetVersionUse",
     ["runId", "artifactId", "pinned", "resolvedBy", "createdAt"],
-    runs.flatMap((run) => run.newUses.map((u) => [run.runId, u.id, u.how === "VERSION_FACET", u.how, at])),
+    [...runs.values()].flatMap((run) => run.newUses.map((u) => [run.runId, u.id, u.how === "VERSION_FACET", u.how, u.instant])),
     { ignoreConflicts: true },
   );
-  await insertRows(tx, "OpenLineageEvent", EVENT_COLUMNS, events.flatMap((event, i) => (duplicate[i] ? [] : [eventRow(event, at)])));
-  await recordColumns(tx, runs, at);
-  await insertRows(tx, "OpenLineageRun", RUN_STATE_COLUMNS, [...stubs.map((stub) => stubStateRow(stub, at)), ...runs.map((run) => runStateRow(run, at))], { update: { conflict: ["runId"], columns: RUN_STATE_COLUMNS.slice(1) } });
+  await insertRows(tx, "OpenLineageEvent", EVENT_COLUMNS, events.flatMap((event, i) => (duplicate[i] ? [] : [eventRow(event, instants[i])])));
+  await recordColumns(tx, events, [...runs.values()], at);
+  await insertRows(tx, "OpenLineageRun", RUN_STATE_COLUMNS, [...stubs.map((stub) => stubStateRow(stub, at)), ...[...runs.values()].map((run) => runStateRow(run, at))], {
+    update: { conflict: ["runId"], columns: RUN_STATE_COLUMNS.slice(1) },
+  });
 
-  // What the commit tells, in the chunk's order.
-  preparedStubs.forEach((p) => scope.emit({ type: "EXECUTION_RECORDED", execution: recordedExecutionOf(p, []).execution, edges: [] }));
-  for (const run of runs) {
-    const execution = recordedExecutionOf(run.prepared!, []).execution;
-    if (!run.existing) {
-      scope.emit({ type: "EXECUTION_RECORDED", execution, edges: run.prepared!.edges });
-      continue;
-    }
-    const staged = appends[appended.indexOf(run)];
-    if (run.existing.status !== execution.status) scope.emit({ type: "EXECUTION_STATUS_CHANGED", execution: { ...execution, recordedAt: run.existing.recordedAt }, previousStatus: run.existing.status });
-    if (staged.edges.length > 0) scope.emit({ type: "LINEAGE_RECORDED", runId: run.runId, edges: staged.edges });
-  }
-
+  const statusAfter = new Map<number, ExecutionStatus>();
+  for (const run of runs.values()) for (const state of run.states) statusAfter.set(state.index, state.fold.status);
   const finalStatus = new Map<string, ExecutionStatus>([...executions.values()].map((e) => [e.runId, e.status]));
-  for (const run of runs) finalStatus.set(run.runId, run.fold.status);
+  for (const run of runs.values()) finalStatus.set(run.runId, run.states[run.states.length - 1].fold.status);
   return events.map((event, i) => {
     if (event.kind !== "RUN") return { status: duplicate[i] ? "DUPLICATE" : "STORED", runId: null, executionStatus: null };
     if (duplicate[i]) return { status: "DUPLICATE", runId: event.runId, executionStatus: finalStatus.get(event.runId) ?? null };
@@ -245,23 +308,23 @@ function jobClash(runId: RunId, recorded: { jobNamespace: string; jobName: strin
   return new InvalidEventError("/job", `run ${runId} is a run of job '${job.name}' in namespace '${job.namespace}'; this event names job '${named.name}' in namespace '${named.namespace}'`);
 }
 
-/** The run as a recording request: every input and output its events reported so far, and the derived state. */
-function requestOf(run: RunPlan): RecordExecutionRequest {
-  const { fold } = run;
-  const outputIds = new Set(run.outputs.map((o) => o.id as string));
-  const inputIds = [...new Set(run.inputs.map((i) => i.id as string))].filter((id) => !outputIds.has(id));
-  const labels = outputLabels(run.outputs);
+/** A state of the run as a recording request: every input and output its events reported up to it, and the derived state. */
+function requestOf(run: RunPlan, state: RunState): RecordExecutionRequest {
+  const { fold } = state;
+  const outputIds = new Set(state.outputs.map((o) => o.id as string));
+  const inputIds = [...new Set(state.inputs.map((i) => i.id as string))].filter((id) => !outputIds.has(id));
+  const labels = outputLabels(state.outputs);
   const request: RecordExecutionRequest = {
     operation: run.operation.name,
     operationVersion: run.operation.version,
     params: Object.keys(fold.params).length > 0 ? fold.params : null,
     inputs: [{ role: INPUT_ROLE, artifactIds: inputIds }],
-    outputs: [{ role: OUTPUT_ROLE, artifacts: run.outputs.map((o, i) => ({ originalName: labels[i], contentHash: o.contentHash, dataset: o.ref })) }],
+    outputs: [{ role: OUTPUT_ROLE, artifacts: state.outputs.map((o, i) => ({ originalName: labels[i], contentHash: o.contentHash, dataset: o.ref })) }],
     // Dataset-level lineage: each output derives jointly from the run's inputs — or, when its column
     // lineage names its sources, from those — minus itself (a job may read and write one version).
-    lineage: run.outputs.flatMap((output, i) => {
+    lineage: state.outputs.flatMap((output, i) => {
       const sources = output.columnSources
-        ? run.inputs.filter((input) => output.columnSources!.some((s) => s.namespace === input.namespace && s.name === input.name)).map((input) => input.id as string)
+        ? state.inputs.filter((input) => output.columnSources!.some((s) => s.namespace === input.namespace && s.name === input.name)).map((input) => input.id as string)
         : inputIds;
       const distinct = [...new Set(sources)].filter((id) => id !== output.id);
       return distinct.length === 0 ? [] : [{ output: labels[i], sources: distinct, kind: "JOINT" as const }];
@@ -269,7 +332,7 @@ function requestOf(run: RunPlan): RecordExecutionRequest {
     agent: fold.agent,
     parentRunId: fold.parent?.runId ?? null,
     status: fold.status,
-    pins: { inputVersions: inputVersionsOf(run), codeVersion: fold.codeVersion, imageDigest: fold.imageDigest, deterministic: null },
+    pins: { inputVersions: inputVersionsOf(run.uses.slice(0, state.usesSoFar)), codeVersion: fold.codeVersion, imageDigest: fold.imageDigest, deterministic: null },
   };
   // The shape check (safe text, canonical hashes) without the times: a producer's clock may put a
   // COMPLETE before its START; both are kept as reported.
@@ -288,102 +351,88 @@ function specIdOfRun(job: DatasetName, runId: RunId): SpecId {
 }
 
 /**
- * Each input a run reported, as a dataset version: the one its `version` facet names (pinned);
- * without one, the version this run already resolved it to, or any version another of its events
- * names; else the newest version known (LATEST_KNOWN, unpinned) — produced by an earlier run of this
- * chunk, else the newest provgraph has recorded — never one the run itself produces; else the
- * dataset itself, unversioned (UNVERSIONED, unpinned). Versions no recorded run produced become
- * source artifacts.
+ * Each input a state of a run reports, as a dataset version: the one its `version` facet names
+ * (pinned); without one, the version this run resolved it to before, or any version another of its
+ * events names; else the newest version known (LATEST_KNOWN, unpinned) — produced by an earlier
+ * event of the chunk, else the newest provgraph has recorded — never one the run itself produces;
+ * else the dataset itself, unversioned (UNVERSIONED, unpinned). Versions no recorded run produced
+ * become source artifacts. New resolutions are added to the run's uses.
  */
-async function resolveInputs(
-  tx: DbTx,
-  runs: RunPlan[],
-  usedById: Map<string, { id: string; datasetNamespace: string | null; datasetName: string | null; datasetVersion: string | null }>,
-  uses: readonly { runId: string; artifactId: string; resolvedBy: string }[],
-): Promise<void> {
-  const datasetKey = (d: DatasetName) => JSON.stringify([d.namespace, d.name]);
-  const earlierUse = (run: RunPlan, mention: DatasetMention) => {
-    for (const use of uses) {
-      if (use.runId !== run.runId || use.resolvedBy === "VERSION_FACET") continue;
-      const a = usedById.get(use.artifactId);
-      if (a && a.datasetNamespace === mention.namespace && a.datasetName === mention.name) return a;
-    }
-    return undefined;
-  };
-  const needsLatest = (run: RunPlan, mention: DatasetMention) =>
-    mention.version === null && !run.fold.inputs.some((m) => m.version !== null && m.namespace === mention.namespace && m.name === mention.name) && !earlierUse(run, mention);
-  // The newest stored versions of every dataset some run must resolve (enough to skip a run's own outputs).
-  const wanted = new Map<string, { d: DatasetName; limit: number }>();
-  for (const run of runs) {
-    for (const mention of run.fold.inputs) {
-      if (!needsLatest(run, mention)) continue;
-      const own = run.outputs.filter((o) => o.ref.namespace === mention.namespace && o.ref.name === mention.name).length;
-      const key = datasetKey(mention);
-      wanted.set(key, { d: mention, limit: Math.max(wanted.get(key)?.limit ?? 0, own + 1) });
-    }
-  }
-  const stored = await newestVersions(tx, [...wanted.values()]);
-  // Versions produced by the chunk's runs, newest (latest run) first, as they become known.
-  const producedInChunk = new Map<string, { id: ArtifactId; version: string | null }[]>();
-  for (const run of runs) {
-    const own = new Set(run.outputs.map((o) => o.id as string));
-    for (const mention of run.fold.inputs) {
-      let version = mention.version;
-      let how = "VERSION_FACET";
-      if (mention.version === null) {
-        if (run.fold.inputs.some((m) => m.version !== null && m.namespace === mention.namespace && m.name === mention.name)) continue; // the versioned mention stands for it
-        const earlier = earlierUse(run, mention);
-        if (earlier) {
-          run.inputs.push({ namespace: mention.namespace, name: mention.name, version: earlier.datasetVersion, id: earlier.id as ArtifactId, mention });
-          continue;
-        }
-        const candidates = [...(producedInChunk.get(datasetKey(mention)) ?? []), ...(stored.get(datasetKey(mention)) ?? [])];
-        const latest = candidates.find((c) => !own.has(c.id));
-        version = latest?.version ?? null;
-        how = latest ? "LATEST_KNOWN" : "UNVERSIONED";
+function resolveInputs(
+  run: RunPlan,
+  fold: RunFold,
+  outputs: readonly RunOutput[],
+  newest: Map<string, { id: ArtifactId; version: string }[]>,
+  producedInChunk: Map<string, { id: ArtifactId; version: string }[]>,
+  instant: Date,
+): ResolvedInput[] {
+  const key = (d: DatasetName) => JSON.stringify([d.namespace, d.name]);
+  const own = new Set(outputs.map((o) => o.id as string));
+  const resolved: ResolvedInput[] = [];
+  for (const mention of fold.inputs) {
+    let version = mention.version;
+    let how = "VERSION_FACET";
+    if (mention.version === null) {
+      if (fold.inputs.some((m) => m.version !== null && m.namespace === mention.namespace && m.name === mention.name)) continue; // the versioned mention stands for it
+      const earlier = run.uses.find((u) => u.resolvedBy !== "VERSION_FACET" && u.dataset.namespace === mention.namespace && u.dataset.name === mention.name);
+      if (earlier) {
+        resolved.push({ namespace: mention.namespace, name: mention.name, version: earlier.dataset.version, id: earlier.artifactId as ArtifactId, mention });
+        continue;
       }
-      const ref = { namespace: mention.namespace, name: mention.name, version };
-      const id = datasetArtifactId(ref);
-      if (how !== "LATEST_KNOWN") run.sources.push({ id, artifactType: DATASET_ARTIFACT_TYPE, contentHash: datasetContentHash(ref), originalName: ref.name, metadata: null, dataset: ref });
-      run.newUses.push({ id, how });
-      run.inputs.push({ ...ref, id, mention });
+      const latest = [...(producedInChunk.get(key(mention)) ?? []), ...(newest.get(key(mention)) ?? [])].find((c) => !own.has(c.id));
+      version = latest?.version ?? null;
+      how = latest ? "LATEST_KNOWN" : "UNVERSIONED";
     }
-    for (const o of run.outputs) {
-      if (o.ref.version === null) continue;
-      producedInChunk.set(datasetKey(o.ref), [{ id: o.id, version: o.ref.version }, ...(producedInChunk.get(datasetKey(o.ref)) ?? [])]);
+    const ref = { namespace: mention.namespace, name: mention.name, version };
+    const id = datasetArtifactId(ref);
+    if (!run.uses.some((u) => u.artifactId === id)) {
+      if (how !== "LATEST_KNOWN") run.sources.push({ id, artifactType: DATASET_ARTIFACT_TYPE, contentHash: datasetContentHash(ref), originalName: ref.name, metadata: null, dataset: ref, createdAt: instant });
+      run.newUses.push({ id, how, instant });
+      run.uses.push({ artifactId: id, resolvedBy: how, dataset: ref });
     }
+    resolved.push({ ...ref, id, mention });
   }
+  return resolved;
 }
 
-/** For each dataset, its `limit` newest stored versions (by recording time, then id), in one statement. */
-async function newestVersions(tx: DbTx, wanted: readonly { d: DatasetName; limit: number }[]): Promise<Map<string, { id: ArtifactId; version: string | null }[]>> {
-  const result = new Map<string, { id: ArtifactId; version: string | null }[]>();
-  if (wanted.length === 0) return result;
+/**
+ * For each dataset a run of the chunk may resolve as its newest version, enough of its newest stored
+ * versions (by recording instant, then id) to skip the ones the run itself produces: one statement.
+ */
+async function newestVersions(tx: DbTx, runs: readonly RunPlan[], factsOf: Map<string, StoredRunFacts[]>): Promise<Map<string, { id: ArtifactId; version: string }[]>> {
+  const limits = new Map<string, { d: DatasetName; limit: number }>();
+  for (const run of runs) {
+    const facts = [...(factsOf.get(run.runId) ?? []).map((f) => f.facts), ...run.events.map(({ event }) => event.facts)];
+    const outputs = facts.flatMap((f) => f.outputs);
+    for (const mention of facts.flatMap((f) => f.inputs)) {
+      if (mention.version !== null) continue;
+      const key = JSON.stringify([mention.namespace, mention.name]);
+      const own = outputs.filter((o) => o.namespace === mention.namespace && o.name === mention.name).length;
+      limits.set(key, { d: mention, limit: Math.max(limits.get(key)?.limit ?? 0, own + 1) });
+    }
+  }
+  const result = new Map<string, { id: ArtifactId; version: string }[]>();
+  if (limits.size === 0) return result;
   const rows = await tx.artifact.findMany({
-    where: { OR: wanted.map(({ d }) => ({ datasetNamespace: d.namespace, datasetName: d.name })), datasetVersion: { not: null } },
+    where: { OR: [...limits.values()].map(({ d }) => ({ datasetNamespace: d.namespace, datasetName: d.name })), datasetVersion: { not: null } },
     select: { id: true, datasetNamespace: true, datasetName: true, datasetVersion: true },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
   });
-  const limits = new Map(wanted.map(({ d, limit }) => [JSON.stringify([d.namespace, d.name]), limit]));
   for (const row of rows) {
     const key = JSON.stringify([row.datasetNamespace, row.datasetName]);
     const list = result.get(key) ?? [];
-    if (list.length < (limits.get(key) ?? 0)) list.push({ id: row.id as ArtifactId, version: row.datasetVersion });
+    if (list.length < (limits.get(key)?.limit ?? 0)) list.push({ id: row.id as ArtifactId, version: row.datasetVersion! });
     result.set(key, list);
   }
   return result;
 }
 
-/** pins.inputVersions of an OpenLineage run: every dataset version it used, and whether the event pinned it. */
-function inputVersionsOf(run: RunPlan): unknown {
-  const byId = new Map<string, { namespace: string; name: string; version: string | null; artifactId: string; pinned: boolean; resolvedBy: string }>();
-  const how = new Map(run.newUses.map((u) => [u.id as string, u.how]));
-  for (const input of run.inputs) {
-    const resolvedBy = how.get(input.id) ?? (input.mention.version !== null ? "VERSION_FACET" : input.version === null ? "UNVERSIONED" : "LATEST_KNOWN");
-    if (!byId.has(input.id)) byId.set(input.id, { namespace: input.namespace, name: input.name, version: input.version, artifactId: input.id, pinned: resolvedBy === "VERSION_FACET", resolvedBy });
-  }
-  if (byId.size === 0) return null;
-  return [...byId.values()].sort((a, b) => canonicalJson([a.namespace, a.name, a.version]).localeCompare(canonicalJson([b.namespace, b.name, b.version])));
+/** pins.inputVersions of an OpenLineage run: every dataset version it used so far, and whether the event pinned it. */
+function inputVersionsOf(uses: RunPlan["uses"]): unknown {
+  if (uses.length === 0) return null;
+  return uses
+    .map((u) => ({ namespace: u.dataset.namespace, name: u.dataset.name, version: u.dataset.version, artifactId: u.artifactId, pinned: u.resolvedBy === "VERSION_FACET", resolvedBy: u.resolvedBy }))
+    .sort((a, b) => canonicalJson([a.namespace, a.name, a.version]).localeCompare(canonicalJson([b.namespace, b.name, b.version])));
 }
 
 /** Draft names unique within the run: the dataset name, qualified by version (and namespace) only when two outputs share it. */
@@ -401,40 +450,42 @@ function outputLabels(outputs: readonly { ref: { namespace: string; name: string
 /**
  * The chunk's column lineage as column edges (one per reported transformation; a `dataset` entry's
  * target field is null: the whole output), and its schema facets as the columns of the versions they
- * describe. Edges and columns already recorded are not repeated.
+ * describe, each recorded at its event's instant. Edges and columns already recorded are not repeated.
  */
-async function recordColumns(tx: DbTx, runs: readonly RunPlan[], at: Date): Promise<void> {
-  const edges: ColumnEdgeDraft[] = [];
+async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: readonly RunPlan[], at: Date): Promise<void> {
+  const edges: (ColumnEdgeDraft & { createdAt: Date })[] = [];
   const columns = new Map<string, DatasetColumnRecord>();
   const addColumns = (artifactId: ArtifactId, fields: { field: string; type: string | null; description: string | null }[]) =>
     fields.forEach((f, position) => {
       const key = `${artifactId}\u0000${f.field}`;
       if (!columns.has(key)) columns.set(key, { artifactId, field: f.field, position, type: f.type, description: f.description });
     });
-  for (const run of runs) {
+  const states = runs.flatMap((run) => run.states.map((state) => ({ run, state }))).sort((a, b) => a.state.index - b.state.index);
+  for (const { run, state } of states) {
+    const event = events[state.index] as RunEvent;
     const inputOf = (d: DatasetName & { version: string | null }): ArtifactId => {
-      const exact = run.inputs.find((i) => i.namespace === d.namespace && i.name === d.name && i.mention.version === d.version);
-      const any = exact ?? run.inputs.find((i) => i.namespace === d.namespace && i.name === d.name);
+      const exact = state.inputs.find((i) => i.namespace === d.namespace && i.name === d.name && i.mention.version === d.version);
+      const any = exact ?? state.inputs.find((i) => i.namespace === d.namespace && i.name === d.name);
       if (!any) throw new Error(`column lineage source ${d.namespace}/${d.name} was not resolved as an input of ${run.runId}`);
       return any.id;
     };
-    for (const { event } of run.events) {
-      const versionInEvent = (d: DatasetName) => event.inputs.find((i) => i.namespace === d.namespace && i.name === d.name)?.version ?? null;
-      for (const output of event.outputs) {
-        const targetId = datasetArtifactId(outputVersion(output, run.runId));
-        if (output.fields) addColumns(targetId, output.fields);
-        if (!output.columnLineage) continue;
-        const dependencies = [
-          ...output.columnLineage.fields.flatMap(({ field, inputs }) => inputs.map((d) => ({ d, targetField: field as string | null }))),
-          ...output.columnLineage.dataset.map((d) => ({ d, targetField: null })),
-        ];
-        for (const { d, targetField } of dependencies) {
-          const sourceId = inputOf({ namespace: d.namespace, name: d.name, version: versionInEvent(d) });
-          for (const t of d.transformations) edges.push({ sourceId, sourceField: d.field, targetId, targetField, runId: run.runId, type: t.type, subtype: t.subtype, description: t.description, masking: t.masking });
+    const versionInEvent = (d: DatasetName) => event.inputs.find((i) => i.namespace === d.namespace && i.name === d.name)?.version ?? null;
+    for (const output of event.outputs) {
+      const targetId = datasetArtifactId(outputVersion(output, run.runId));
+      if (output.fields) addColumns(targetId, output.fields);
+      if (!output.columnLineage) continue;
+      const dependencies = [
+        ...output.columnLineage.fields.flatMap(({ field, inputs }) => inputs.map((d) => ({ d, targetField: field as string | null }))),
+        ...output.columnLineage.dataset.map((d) => ({ d, targetField: null })),
+      ];
+      for (const { d, targetField } of dependencies) {
+        const sourceId = inputOf({ namespace: d.namespace, name: d.name, version: versionInEvent(d) });
+        for (const t of d.transformations) {
+          edges.push({ sourceId, sourceField: d.field, targetId, targetField, runId: run.runId, type: t.type, subtype: t.subtype, description: t.description, masking: t.masking, createdAt: state.instant });
         }
       }
-      for (const input of event.inputs) if (input.fields) addColumns(inputOf(input), input.fields);
     }
+    for (const input of event.inputs) if (input.fields) addColumns(inputOf(input), input.fields);
   }
   await stageColumnEdges(tx, edges, at);
   await stageDatasetColumns(tx, [...columns.values()]);
@@ -467,7 +518,7 @@ function eventRow(event: ParsedEvent, at: Date): unknown[] {
 const RUN_STATE_COLUMNS = ["runId", "jobNamespace", "jobName", "events", "firstEventTime", "lastEventTime", "failureMessage", "failureLanguage", "failureStackTrace", "updatedAt"];
 
 function runStateRow(run: RunPlan, at: Date): unknown[] {
-  const { fold } = run;
+  const { fold } = run.states[run.states.length - 1];
   return [run.runId, fold.job.namespace, fold.job.name, fold.events, fold.firstEventTime, fold.lastEventTime, fold.failure?.message ?? null, fold.failure?.programmingLanguage ?? null, fold.failure?.stackTrace ?? null, at];
 }
 

@@ -9,14 +9,14 @@ const edgeKey = (e: EdgeFacts) =>
 /**
  * Writes column edges inside a recording unit. A run reporting the same edge again (OpenLineage
  * sends its column lineage with START and COMPLETE) records it once: edges already stored for the
- * run are skipped. Returns the edges it added.
+ * run are skipped. An edge's `createdAt` (default `at`) is when it was recorded. Returns the edges it added.
  */
-export async function stageColumnEdges(tx: DbTx, edges: readonly ColumnEdgeDraft[], at: Date): Promise<ColumnEdgeDraft[]> {
+export async function stageColumnEdges(tx: DbTx, edges: readonly (ColumnEdgeDraft & { createdAt?: Date })[], at: Date): Promise<ColumnEdgeDraft[]> {
   if (edges.length === 0) return [];
   const runIds = [...new Set(edges.map((e) => e.runId as string))];
   const stored = await tx.columnEdge.findMany({ where: { runId: { in: runIds } } });
   const known = new Set(stored.map(edgeKey));
-  const added: ColumnEdgeDraft[] = [];
+  const added: (ColumnEdgeDraft & { createdAt?: Date })[] = [];
   for (const edge of edges) {
     const key = edgeKey(edge);
     if (known.has(key)) continue;
@@ -27,7 +27,7 @@ export async function stageColumnEdges(tx: DbTx, edges: readonly ColumnEdgeDraft
     tx,
     "ColumnEdge",
     ["sourceId", "sourceField", "targetId", "targetField", "runId", "type", "subtype", "description", "masking", "createdAt"],
-    added.map((e) => [e.sourceId, e.sourceField, e.targetId, e.targetField, e.runId, e.type, e.subtype, e.description, e.masking, at]),
+    added.map((e) => [e.sourceId, e.sourceField, e.targetId, e.targetField, e.runId, e.type, e.subtype, e.description, e.masking, e.createdAt ?? at]),
   );
   return added;
 }

@@ -17,11 +17,13 @@ export interface StagedArtifact {
   originalName: string;
   metadata: unknown;
   dataset?: DatasetVersionRef | null;
+  /** When it is recorded (default: the staging call's instant). */
+  createdAt?: Date;
 }
 
 export function artifactRow(artifact: StagedArtifact, at: Date): unknown[] {
   const dataset = artifact.dataset ?? null;
-  return [artifact.id, artifact.artifactType, artifact.contentHash, artifact.originalName, json(artifact.metadata), dataset?.namespace ?? null, dataset?.name ?? null, dataset?.version ?? null, at];
+  return [artifact.id, artifact.artifactType, artifact.contentHash, artifact.originalName, json(artifact.metadata), dataset?.namespace ?? null, dataset?.name ?? null, dataset?.version ?? null, artifact.createdAt ?? at];
 }
 
 // Seed "staging-commit": the pipeline step (checked first: STEP_CONFLICT is the one expected failure
