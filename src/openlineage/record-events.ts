@@ -20,7 +20,7 @@ import {
   stageSourceArtifacts,
   type UnitScope,
 } from "../services/recording";
-import { type ArtifactRecord, type ExecutionRecord, type ExecutionStatus, type OperationRecord, toExecutionRecord } from "../services/records";
+import { type ArtifactRecord, type ExecutionRecord, type ExecutionStatus, type OperationRecord, toArtifactRecord, toExecutionRecord } from "../services/records";
 import { DATASET_ARTIFACT_TYPE, datasetArtifactId, datasetContentHash, outputVersion } from "./dataset-identity";
 import { InvalidEventError } from "./errors";
 import { type DatasetMention, type DatasetName, type ParsedEvent, type RunFacts } from "./event-facts";
@@ -151,13 +151,18 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
   const runIds = [...byRun.keys()];
   const parentIds = runEvents.flatMap(({ event }) => (event.facts.parent ? [event.facts.parent.runId] : []));
   const allRunIds = [...new Set([...runIds, ...parentIds, ...runEvents.map(({ event }) => event.runId)])];
-  const [executionRows, olRuns, storedFacts, storedUses] = await Promise.all([
-    tx.execution.findMany({ where: { runId: { in: allRunIds } } }),
-    tx.openLineageRun.findMany({ where: { runId: { in: runIds } } }),
-    tx.openLineageEvent.findMany({ where: { runId: { in: runIds } }, select: { runId: true, eventKey: true, facts: true } }),
-    tx.datasetVersionUse.findMany({ where: { runId: { in: runIds } } }),
-  ]);
+  const executionRows = await tx.execution.findMany({ where: { runId: { in: allRunIds } } });
   const executions = new Map(executionRows.map((row) => [row.runId, toExecutionRecord(row)]));
+  // A run no execution holds yet has nothing else stored either.
+  const recorded = runIds.filter((runId) => executions.has(runId));
+  const [olRuns, storedFacts, storedUses] =
+    recorded.length === 0
+      ? [[], [], []]
+      : await Promise.all([
+          tx.openLineageRun.findMany({ where: { runId: { in: recorded } } }),
+          tx.openLineageEvent.findMany({ where: { runId: { in: recorded } }, select: { runId: true, eventKey: true, facts: true } }),
+          tx.datasetVersionUse.findMany({ where: { runId: { in: recorded } } }),
+        ]);
   const olRunOf = new Map(olRuns.map((r) => [r.runId, r]));
   const factsOf = new Map<string, StoredRunFacts[]>();
   for (const row of storedFacts) factsOf.set(row.runId!, [...(factsOf.get(row.runId!) ?? []), { eventKey: row.eventKey, facts: JSON.parse(row.facts) as RunFacts }]);
@@ -243,7 +248,8 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
       ids: { runId: run.runId, specId: run.existing?.specId ?? specIdOfRun(state.fold.job, run.runId), recordedAt: state.instant },
     })),
   ];
-  const pendingArtifacts = [...artifacts.values()].map((a) => artifactRecord(a, at));
+  // What the drafts use: the artifacts the chunk stages, and the stored ones the runs used before (read above).
+  const pendingArtifacts = [...[...artifacts.values()].map((a) => artifactRecord(a, at)), ...usedArtifacts.filter((a) => !artifacts.has(a.id)).map(toArtifactRecord)];
   const prepared = await prepareExecutions(tx, deps.plugins, items, { artifacts: pendingArtifacts, runIds: [...stubs.map((s) => s.runId), ...[...runs.values()].filter((r) => !r.existing).map((r) => r.runId)] });
   prepared.forEach((p, i) => {
     if ("code" in p) refuse(i < stubs.length ? stubs[i].index : states[i - stubs.length].state.index, p);
@@ -263,8 +269,8 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     const round = [...runs.values()].filter((run) => run.states.length > k);
     const fresh = round.filter((run) => previous.get(run.runId) === null);
     const appended = round.filter((run) => previous.get(run.runId) !== null);
-    await stageExecutions(tx, [...(k === 0 ? preparedStubs : []), ...fresh.map((run) => run.states[k].prepared!)]);
-    const appends = await stageAppends(tx, appended.map((run) => run.states[k].prepared!));
+    await stageExecutions(tx, [...(k === 0 ? preparedStubs : []), ...fresh.map((run) => run.states[k].prepared!)], { artifactsStaged: true });
+    const appends = await stageAppends(tx, appended.map((run) => run.states[k].prepared!), { artifactsStaged: true });
     for (const run of round) {
       const state = run.states[k];
       const before = previous.get(run.runId)!;
@@ -287,7 +293,7 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     { ignoreConflicts: true },
   );
   await insertRows(tx, "OpenLineageEvent", EVENT_COLUMNS, events.flatMap((event, i) => (duplicate[i] ? [] : [eventRow(event, instants[i])])));
-  await recordColumns(tx, events, [...runs.values()], at);
+  await recordColumns(tx, events, [...runs.values()], at, new Set([...runs.values()].filter((run) => !run.existing).map((run) => run.runId as string)));
   await insertRows(tx, "OpenLineageRun", RUN_STATE_COLUMNS, [...stubs.map((stub) => stubStateRow(stub, at)), ...[...runs.values()].map((run) => runStateRow(run, at))], {
     update: { conflict: ["runId"], columns: RUN_STATE_COLUMNS.slice(1) },
   });
@@ -405,7 +411,8 @@ async function newestVersions(tx: DbTx, runs: readonly RunPlan[], factsOf: Map<s
     const facts = [...(factsOf.get(run.runId) ?? []).map((f) => f.facts), ...run.events.map(({ event }) => event.facts)];
     const outputs = facts.flatMap((f) => f.outputs);
     for (const mention of facts.flatMap((f) => f.inputs)) {
-      if (mention.version !== null) continue;
+      // Resolved before (a stored use), or standing for a versioned mention: no newest version needed.
+      if (mention.version !== null || run.uses.some((u) => u.resolvedBy !== "VERSION_FACET" && u.dataset.namespace === mention.namespace && u.dataset.name === mention.name)) continue;
       const key = JSON.stringify([mention.namespace, mention.name]);
       const own = outputs.filter((o) => o.namespace === mention.namespace && o.name === mention.name).length;
       limits.set(key, { d: mention, limit: Math.max(limits.get(key)?.limit ?? 0, own + 1) });
@@ -452,7 +459,7 @@ function outputLabels(outputs: readonly { ref: { namespace: string; name: string
  * target field is null: the whole output), and its schema facets as the columns of the versions they
  * describe, each recorded at its event's instant. Edges and columns already recorded are not repeated.
  */
-async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: readonly RunPlan[], at: Date): Promise<void> {
+async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: readonly RunPlan[], at: Date, newRuns: ReadonlySet<string>): Promise<void> {
   const edges: (ColumnEdgeDraft & { createdAt: Date })[] = [];
   const columns = new Map<string, DatasetColumnRecord>();
   const addColumns = (artifactId: ArtifactId, fields: { field: string; type: string | null; description: string | null }[]) =>
@@ -487,7 +494,7 @@ async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: rea
     }
     for (const input of event.inputs) if (input.fields) addColumns(inputOf(input), input.fields);
   }
-  await stageColumnEdges(tx, edges, at);
+  await stageColumnEdges(tx, edges, at, { newRuns });
   await stageDatasetColumns(tx, [...columns.values()]);
 }
 

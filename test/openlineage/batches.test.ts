@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CHUNK_EVENTS } from "../../src/openlineage/ingestor";
+import { CHUNK_EVENTS } from "../../src/openlineage";
 import { dataset, postLineage, runEvent } from "../support/openlineage";
 import { tableCounts } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";

@@ -11,10 +11,11 @@ const edgeKey = (e: EdgeFacts) =>
  * sends its column lineage with START and COMPLETE) records it once: edges already stored for the
  * run are skipped. An edge's `createdAt` (default `at`) is when it was recorded. Returns the edges it added.
  */
-export async function stageColumnEdges(tx: DbTx, edges: readonly (ColumnEdgeDraft & { createdAt?: Date })[], at: Date): Promise<ColumnEdgeDraft[]> {
+export async function stageColumnEdges(tx: DbTx, edges: readonly (ColumnEdgeDraft & { createdAt?: Date })[], at: Date, options: { newRuns?: ReadonlySet<string> } = {}): Promise<ColumnEdgeDraft[]> {
   if (edges.length === 0) return [];
-  const runIds = [...new Set(edges.map((e) => e.runId as string))];
-  const stored = await tx.columnEdge.findMany({ where: { runId: { in: runIds } } });
+  // Runs recorded by this very unit (`newRuns`) have no edges stored yet: nothing to read for them.
+  const runIds = [...new Set(edges.map((e) => e.runId as string))].filter((runId) => !options.newRuns?.has(runId));
+  const stored = runIds.length === 0 ? [] : await tx.columnEdge.findMany({ where: { runId: { in: runIds } } });
   const known = new Set(stored.map(edgeKey));
   const added: (ColumnEdgeDraft & { createdAt?: Date })[] = [];
   for (const edge of edges) {

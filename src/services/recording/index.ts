@@ -11,6 +11,6 @@ export { ExecutionRecorder } from "./record-execution";
 export { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
 export { checkRequestShape, type RecordExecutionRequest } from "./request-shape";
 export { specIdOf } from "./spec-id";
-export { stageAppend, stageAppends, type StagedAppend, type StagedArtifact, stageExecution, stageExecutions, stageSourceArtifacts } from "./stage";
+export { type StageOptions, stageAppend, stageAppends, type StagedAppend, type StagedArtifact, stageExecution, stageExecutions, stageSourceArtifacts } from "./stage";
 export { insertRows } from "./bulk-insert";
 export { groupIdFor } from "./build-edges";

@@ -34,15 +34,20 @@ export async function stageExecution(tx: DbTx, prepared: PreparedExecution): Pro
   return (await stageExecutions(tx, [prepared]))[0];
 }
 
+/** `artifactsStaged`: the caller already staged every output artifact (stageSourceArtifacts), so they are not written again. */
+export interface StageOptions {
+  artifactsStaged?: boolean;
+}
+
 /**
  * stageExecution for many prepared executions at once: one multi-row statement per table for all of
  * them (what a batch costs is then a handful of statements, not a handful per execution). Returns,
  * for each, the ids of the artifacts it created (an artifact two of them produce is created by the first).
  */
-export async function stageExecutions(tx: DbTx, prepared: readonly PreparedExecution[]): Promise<string[][]> {
+export async function stageExecutions(tx: DbTx, prepared: readonly PreparedExecution[], options: StageOptions = {}): Promise<string[][]> {
   if (prepared.length === 0) return [];
   for (const { draft, operation, recordedAt } of prepared) if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
-  const created = await stageOutputArtifacts(tx, prepared);
+  const created = options.artifactsStaged ? prepared.map(() => []) : await stageOutputArtifacts(tx, prepared);
   await insertRows(tx, "Execution", EXECUTION_COLUMNS, prepared.map(executionRow));
   await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows));
   await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, prepared.flatMap((p) => p.edges.map((e) => edgeRow(e, p.recordedAt))));
@@ -123,10 +128,10 @@ export async function stageAppend(tx: DbTx, prepared: PreparedExecution): Promis
 }
 
 /** stageAppend for many executions (each recorded earlier, each at most once here), a few statements for all. */
-export async function stageAppends(tx: DbTx, prepared: readonly PreparedExecution[]): Promise<StagedAppend[]> {
+export async function stageAppends(tx: DbTx, prepared: readonly PreparedExecution[], options: StageOptions = {}): Promise<StagedAppend[]> {
   if (prepared.length === 0) return [];
   for (const { draft, operation, recordedAt } of prepared) if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
-  const created = await stageOutputArtifacts(tx, prepared);
+  const created = options.artifactsStaged ? prepared.map(() => []) : await stageOutputArtifacts(tx, prepared);
   await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows), { ignoreConflicts: true });
   const stored = await tx.provenanceEdge.findMany({ where: { runId: { in: prepared.map((p) => p.draft.runId) } }, select: { runId: true, sourceId: true, targetId: true, kind: true, groupId: true } });
   const key = (e: { runId: string; sourceId: string; targetId: string; kind: string; groupId: string | null }) => `${e.runId}\u0000${e.sourceId}\u0000${e.targetId}\u0000${e.kind}\u0000${e.groupId}`;
