@@ -77,6 +77,22 @@ describe("OpenLineage runs → executions", () => {
     expect(committed.map((e) => e.type)).toEqual(["EXECUTION_RECORDED", ...Array(changes).fill("EXECUTION_STATUS_CHANGED")]);
   });
 
+  it("events of one run (and its parent) posted at the same time: one execution each, the right final state", async () => {
+    const runId = randomUUID();
+    const parentId = randomUUID();
+    const job = { namespace: "concurrent", name: "job" };
+    const facets = { parent: { run: { runId: parentId }, job: { namespace: "concurrent", name: "dag" } } };
+    const events = [
+      runEvent({ runId, job, eventType: "START", eventTime: "2026-03-11T02:00:00Z", run: { runId, facets }, inputs: [dataset("c", "in")] }),
+      ...Array.from({ length: 6 }, (_, i) => runEvent({ runId, job, eventType: "RUNNING", eventTime: `2026-03-11T02:0${i + 1}:00Z`, run: { runId, facets }, inputs: [dataset("c", "in")] })),
+      runEvent({ runId, job, eventType: "COMPLETE", eventTime: "2026-03-11T03:00:00Z", run: { runId, facets }, inputs: [dataset("c", "in")], outputs: [dataset("c", "out")] }),
+    ];
+    const answers = await Promise.all(events.map((event) => postEvent(t, event)));
+    expect(answers.map((a) => a.status)).toEqual(events.map(() => 201));
+    expect(await execution(runId)).toEqual(expect.objectContaining({ status: "COMPLETED", startedAt: "2026-03-11T02:00:00.000Z", endedAt: "2026-03-11T03:00:00.000Z", openLineage: { job, eventCount: 8 } }));
+    expect(await t.app.database.prisma.execution.count({ where: { runId: { in: [`run_${runId}`, `run_${parentId}`] } } })).toBe(2);
+  });
+
   it("FAIL with an errorMessage facet is the execution's failure; the latest terminal event decides, FAIL before COMPLETE at one instant", async () => {
     const runId = randomUUID();
     const errorMessage = { message: "division by zero", programmingLanguage: "python", stackTrace: "Traceback (most recent call last): …" };
