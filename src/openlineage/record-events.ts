@@ -126,7 +126,7 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     return false;
   });
 
-  // Jobs (and the jobs of parents runs name), planned in one read; created only once all is checked.
+  // Jobs (and the jobs parent facets name), planned in one read; created only once all is checked.
   const jobs = new Map<string, DatasetName>();
   const jobKey = (job: DatasetName) => JSON.stringify([job.namespace, job.name]);
   events.forEach((event, i) => {
