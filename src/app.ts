@@ -1,7 +1,7 @@
 import http from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { ProvgraphPlugin } from "../plugins/types";
-import { type AuthMode, type AuthServices, authSetupError, createAuthServices, type Principal, prepareAuth, principalOf, UnauthenticatedError, useAuthentication } from "./auth";
+import { type AuthMode, type AuthServices, authorizeHttpRequest, authSetupError, createAuthServices, type Principal, prepareAuth, principalOf, UnauthenticatedError, useAuthentication } from "./auth";
 import type { Config } from "./config";
 import { type Database, openDatabase } from "./db/client";
 import { maskDatabaseUrl } from "./db/database-url";
@@ -12,6 +12,7 @@ import { useRequestLimits } from "./limits";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
+import { type AuthorizeLineageRequest, createOpenLineage, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
 import { createLogger, type Logger } from "./logger";
 import { requestIdOf, useRequestLog } from "./http/request-log";
 import type { GraphQLContext } from "./schema/context";
@@ -25,6 +26,8 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 export interface App {
   yoga: Yoga;
   services: Services;
+  /** OpenLineage ingestion (the /api/v1/lineage routes and ingestOpenLineageEvents use it). */
+  openLineage: OpenLineage;
   database: Database;
   auth: AuthServices;
   /**
@@ -54,6 +57,8 @@ export interface AppOptions {
   logger?: Logger;
   /** The recording pipeline's plugins (default: plugins/registry.ts defaultPlugins). */
   plugins?: readonly ProvgraphPlugin[];
+  /** Who may post to /api/v1/lineage (default: a token with the write scope, as for recordExecution). */
+  authorizeLineage?: AuthorizeLineageRequest;
   /** Timings of token checks (tests): see src/auth/authenticator.ts. */
   auth?: { now?: () => number; tokenCacheMs?: number; openModeProbeMs?: number; lastUsedIntervalMs?: number };
 }
@@ -81,6 +86,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const introspection = config.introspection ?? loopback;
   const corsOrigins = config.corsOrigins ?? [];
   const services = createServices(database, options.plugins);
+  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -94,7 +100,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       const actingAs = principal ?? principalOf(request);
       // Every request is authenticated before it runs (src/auth/http.ts, src/graphql-ws.ts); one that was not is refused, never opened.
       if (!actingAs) throw new UnauthenticatedError("MISSING");
-      return { services, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
+      return { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
     },
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
@@ -104,6 +110,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useAuthentication(auth),
       useCsrfPrevention(),
       useIntrospection(introspection),
+      useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth)),
       useRequestLog(logger),
       ...useRequestLimits(),
     ],
@@ -117,6 +124,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   return {
     yoga,
     services,
+    openLineage,
     database,
     auth,
     authMode,
@@ -171,5 +179,13 @@ function yogaLogger(logger: Logger) {
     // Yoga logs every error it masks; the request log (src/request-log.ts) already reports those,
     // once per request, at error level only for our faults.
     error: (...args: unknown[]) => (args.every(wasPresented) ? undefined : logger.error({ args }, "yoga")),
+  };
+}
+
+/** The OpenLineage routes take the same Bearer tokens as /graphql and need the write scope (a 401/403 answer otherwise). */
+function authorizeLineageWrites(auth: AuthServices): AuthorizeLineageRequest {
+  return async (request) => {
+    const authorization = await authorizeHttpRequest(auth, request, "write");
+    return authorization.ok ? undefined : authorization.response;
   };
 }

@@ -12,6 +12,9 @@ import "./errors";
 import "./recording";
 import "./composite";
 import "./access";
+import "./column-lineage";
+import "./dataset";
+import "./openlineage";
 
 builder.queryType({});
 builder.mutationType({});

@@ -5,6 +5,7 @@ import { ArtifactReader } from "./artifact-reader";
 import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composites";
 import { ExecutionReader } from "./execution-reader";
 import { GraphViews } from "./graph-views/graph-views";
+import { type ColumnServices, createColumnServices } from "./columns";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
 import { type CommitPath, ExecutionRecorder, OperationRegistry, TransactionPerUnit } from "./recording";
@@ -21,7 +22,10 @@ export interface Services {
   recorder: ExecutionRecorder;
   /** Composites: registration (with the soundness check), recording a run as one unit, reads. */
   composites: { registry: CompositeRegistry; recorder: CompositeRecorder; reader: CompositeReader };
+  /** The recording pipeline's plugins, in order (every recording unit runs them). */
+  plugins: readonly ProvgraphPlugin[];
   lineage: LineageServices;
+  columns: ColumnServices;
   graphViews: GraphViews;
 }
 
@@ -40,7 +44,9 @@ export function createServices(database: Database, plugins: readonly ProvgraphPl
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins),
     composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(db) },
+    plugins,
     lineage: createLineageServices(database),
+    columns: createColumnServices(database),
     graphViews: new GraphViews(db),
   };
 }

@@ -15,6 +15,7 @@ describe("every root field declares the scope it needs, and undeclared ones fail
   test("the scopes of today's fields: reads read, recording write, declarations, token and audit work admin", () => {
     expect(rootFieldScopes(schema.getMutationType())).toEqual({
       createApiToken: { admin: true },
+      ingestOpenLineageEvents: { write: true },
       recordCompositeExecution: { write: true },
       recordExecution: { write: true },
       registerComposite: { admin: true },

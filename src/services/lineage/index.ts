@@ -13,3 +13,4 @@ export {
   type ProvenanceEdgeRecord,
 } from "./lineage-records";
 export type { ProvenanceMapEntry } from "./provenance-map";
+export { agentQualifiedId, PROV_JSON_PREFIXES, type ProvJsonDocument, qualifiedId } from "./prov-json";
