@@ -12,7 +12,7 @@ import { useRequestLimits } from "./limits";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
-import { type AuthorizeLineageRequest, createOpenLineage, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
+import { type AuthorizeLineageRequest, createOpenLineage, type LineageRequestRecorded, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
 import { createLogger, type Logger } from "./logger";
 import { requestIdOf, useRequestLog } from "./http/request-log";
 import type { GraphQLContext } from "./schema/context";
@@ -110,7 +110,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useAuthentication(auth),
       useCsrfPrevention(),
       useIntrospection(introspection),
-      useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth)),
+      useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
       useRequestLog(logger),
       ...useRequestLimits(),
     ],
@@ -187,5 +187,21 @@ function authorizeLineageWrites(auth: AuthServices): AuthorizeLineageRequest {
   return async (request) => {
     const authorization = await authorizeHttpRequest(auth, request, "write");
     return authorization.ok ? undefined : authorization.response;
+  };
+}
+
+/**
+ * Every write by a token leaves an audit entry (as GraphQL mutations do): who, the route, the runs
+ * its events named, and the outcome (OK, PARTIAL when some events were refused, or the refusal's
+ * code when all were). Open-mode writes are not audited, as for recordExecution.
+ */
+function auditLineageWrites(auth: AuthServices): LineageRequestRecorded {
+  return async (request, route, results) => {
+    const principal = principalOf(request);
+    if (!principal || principal.kind !== "token") return;
+    const refused = results.filter((r) => r.status === "REFUSED");
+    const outcome = refused.length === 0 ? "OK" : refused.length < results.length ? "PARTIAL" : (refused[0].error?.code ?? "REFUSED");
+    const targets = [...new Set(results.flatMap((r) => (r.runId ? [r.runId] : [])))];
+    await auth.audit.append({ actor: principal.name, tokenId: principal.tokenId, via: "HTTP", action: `POST ${route}`, targets, outcome, requestId: requestIdOf(request) });
   };
 }

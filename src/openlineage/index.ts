@@ -4,6 +4,6 @@ export { CHUNK_EVENTS, type EventError, type EventResult, type EventResultStatus
 export { createOpenLineage, type OpenLineage } from "./openlineage";
 export { OPENLINEAGE_LIMITS } from "./limits";
 export { OpenLineageReader, type OpenLineageRunRecord, type StoredEventRecord, type StoredEventSelector } from "./openlineage-reader";
-export { allowEveryRequest, type AuthorizeLineageRequest, LINEAGE_BATCH_PATH, LINEAGE_PATH, useOpenLineageRoutes } from "./route";
+export { allowEveryRequest, type AuthorizeLineageRequest, LINEAGE_BATCH_PATH, LINEAGE_PATH, type LineageRequestRecorded, useOpenLineageRoutes } from "./route";
 export { DATASET_ARTIFACT_TYPE, datasetArtifactId, datasetContentHash } from "./dataset-identity";
 export { INPUT_ROLE, jobOperationVersion, OUTPUT_ROLE } from "./job-operation";

@@ -17,6 +17,9 @@ export type AuthorizeLineageRequest = (request: Request) => Promise<Response | u
 
 export const allowEveryRequest: AuthorizeLineageRequest = () => undefined;
 
+/** Told what one request's events came to, once they are recorded (the audit trail of writes by token, src/auth). */
+export type LineageRequestRecorded = (request: Request, route: string, results: readonly EventResult[]) => Promise<void> | void;
+
 /** The HTTP status an event's refusal answers with (alone, or as the status of a one-event request). */
 export function httpStatusOf(error: EventError): number {
   switch (error.code) {
@@ -42,7 +45,12 @@ export function httpStatusOf(error: EventError): number {
  * or 207 when any was refused). Every refusal says why (code, message, JSON pointer, reason), never
  * with a stack; a request with refusals leaves one info line in the log, our faults an error line each.
  */
-export function useOpenLineageRoutes(ingestor: OpenLineageIngestor, logger: Logger, authorize: AuthorizeLineageRequest = allowEveryRequest): Plugin {
+export function useOpenLineageRoutes(
+  ingestor: OpenLineageIngestor,
+  logger: Logger,
+  authorize: AuthorizeLineageRequest = allowEveryRequest,
+  recorded?: LineageRequestRecorded,
+): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname !== LINEAGE_PATH && url.pathname !== LINEAGE_BATCH_PATH) return;
@@ -86,6 +94,7 @@ export function useOpenLineageRoutes(ingestor: OpenLineageIngestor, logger: Logg
         );
       }
       logOutcome(logger, requestId, url.pathname, results);
+      if (recorded) await recorded(request, url.pathname, results);
       if (!batch) {
         const [result] = results;
         if (result.error) endResponse(json(httpStatusOf(result.error), { error: presentError(result.error) }));

@@ -1,6 +1,7 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { type App, buildApp } from "../../src/app";
+import { generateTokenSecret } from "../../src/auth";
 import { loadConfig } from "../../src/config";
 import { createTestDatabaseUrl } from "../support/test-database";
 
@@ -65,6 +66,9 @@ function send(url: URL, path: string, headers: [string, string][], body: Buffer)
   });
 }
 
+/** What the client's `api_key` holds: a provgraph token with the write scope. */
+const API_KEY = generateTokenSecret();
+
 describe("OpenLineage clients speak to provgraph unchanged", () => {
   let app: App;
   let base: URL;
@@ -72,10 +76,9 @@ describe("OpenLineage clients speak to provgraph unchanged", () => {
   beforeAll(async () => {
     const database = await createTestDatabaseUrl();
     drop = database.drop;
-    app = await buildApp(loadConfig({ DATABASE_URL: database.url, PORT: "0", LOG_LEVEL: "silent" }), {
-      // A stand-in for the token check: the Bearer token the client was configured with.
-      authorizeLineage: (request) => (request.headers.get("authorization") === "Bearer ol-api-key" ? undefined : new Response(null, { status: 401 })),
-    });
+    // Token mode, as a deployment would run: the client is configured with a write token as its api_key.
+    app = await buildApp(loadConfig({ DATABASE_URL: database.url, PORT: "0", LOG_LEVEL: "silent", PROVGRAPH_BOOTSTRAP_TOKEN: generateTokenSecret() }));
+    await app.auth.tokens.createWithSecret(API_KEY, { name: "openlineage-client", scopes: ["write"], expiresAt: null, createdBy: "test" });
     base = new URL(await app.start());
   });
   afterAll(async () => {
@@ -89,7 +92,7 @@ describe("OpenLineage clients speak to provgraph unchanged", () => {
     ["Accept", "*/*"],
     ["Connection", "keep-alive"],
     ["Content-Type", "application/json"],
-    ["Authorization", "Bearer ol-api-key"],
+    ["Authorization", `Bearer ${API_KEY}`],
     ...(gzip ? ([["Content-Encoding", "gzip"]] as [string, string][]) : []),
     ["Content-Length", String(body.length)],
   ];
@@ -106,7 +109,7 @@ describe("OpenLineage clients speak to provgraph unchanged", () => {
     }
     const res = await app.yoga.fetch("http://provgraph.test/graphql", {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` },
       body: JSON.stringify({
         query: `query($runId: ID!) {
           execution(runId: $runId) { runId status startedAt endedAt operation { name version } inputs { artifact { dataset { name } } } outputs { artifact { dataset { name } columns { field } } } }
@@ -154,7 +157,7 @@ describe("OpenLineage clients speak to provgraph unchanged", () => {
       [
         ["Content-Type", "application/json"],
         ["Accept", "application/json"],
-        ["Authorization", "Bearer ol-api-key"],
+        ["Authorization", `Bearer ${API_KEY}`],
         ["Content-Length", String(body.length)],
         ["User-Agent", "Apache-HttpClient/5.4 (Java/17.0.12)"],
       ],

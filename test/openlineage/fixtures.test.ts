@@ -3,7 +3,7 @@ import { tableCounts } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 
 /**
- * Every one of the 626 events of OpenLineage's own integration tests (../shared/fixtures/openlineage/
+ * Every one of the 626 events of OpenLineage's own integration tests (test/fixtures/openlineage/, copied from ../shared/fixtures/openlineage/
  * events, 158 files). They are expected-event templates: placeholders are substituted (see
  * substitutePlaceholders) and the base fields the README says they lack are filled — a missing
  * producer, eventTime or schemaURL gets a valid value — and nothing else is changed. Each is then

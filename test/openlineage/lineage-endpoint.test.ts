@@ -4,6 +4,7 @@ import pino from "pino";
 import { OPENLINEAGE_LIMITS } from "../../src/openlineage";
 import { dataset, postEvent, postLineage, runEvent } from "../support/openlineage";
 import { tableCounts } from "../support/recording";
+import { createTokenTestApp, type TokenTestApp } from "../support/auth";
 import { createTestApp, type TestApp } from "../support/test-app";
 
 const STACK = /\bat .*\.(ts|js):\d+|\n\s+at /;
@@ -209,27 +210,55 @@ describe("POST /api/v1/lineage", () => {
   });
 });
 
-describe("authorization of the lineage routes", () => {
-  let t: TestApp;
+describe("the lineage routes take the same tokens as /graphql (write scope)", () => {
+  let t: TokenTestApp;
+  let readToken: string;
+  let writeToken: string;
   beforeAll(async () => {
-    t = await createTestApp({
-      app: {
-        authorizeLineage: (request) => (request.headers.get("authorization") === "Bearer s3cret" ? undefined : Response.json({ error: { code: "UNAUTHENTICATED", message: "a token is required" } }, { status: 401 })),
-      },
-    });
+    t = await createTokenTestApp();
+    readToken = await t.issue(["read"], { name: "dashboard" });
+    writeToken = await t.issue(["write"], { name: "airflow" });
   });
   afterAll(() => t.close());
 
-  it("runs the injected check first: refused without the token (nothing read or written), stored with it", async () => {
-    const event = runEvent();
+  const post = (authorization: string | undefined, body: unknown, path = "/api/v1/lineage") =>
+    postLineage(t, JSON.stringify(body), { ...JSON_HEADERS, ...(authorization ? { authorization } : {}) }, path);
+
+  it.each([
+    ["no token", undefined, 401, "UNAUTHENTICATED"],
+    ["a malformed token", "Bearer not-a-token", 401, "UNAUTHENTICATED"],
+    ["an unknown token", "Bearer pgt_0000000000000000000000000000000000000000000", 401, "UNAUTHENTICATED"],
+  ])("refuses %s with 401 and a Bearer challenge, writing nothing", async (_case, authorization, status, code) => {
     const before = await tableCounts(t);
-    const denied = await postLineage(t, JSON.stringify(event), JSON_HEADERS);
-    expect([denied.status, denied.json.error.code]).toEqual([401, "UNAUTHENTICATED"]);
+    const answer = await post(authorization, runEvent());
+    expect([answer.status, answer.json.errors?.[0]?.extensions?.code ?? answer.json.error?.code]).toEqual([status, code]);
+    expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect(await tableCounts(t)).toEqual(before);
-    const allowed = await postLineage(t, JSON.stringify(event), { ...JSON_HEADERS, authorization: "Bearer s3cret" });
-    expect(allowed.status).toBe(201);
+  });
+
+  it("refuses a read token with 403 FORBIDDEN naming the write scope, on both routes, writing nothing", async () => {
+    const before = await tableCounts(t);
+    for (const path of ["/api/v1/lineage", "/api/v1/lineage/batch"]) {
+      const answer = await post(`Bearer ${readToken}`, path.endsWith("batch") ? [runEvent()] : runEvent(), path);
+      const error = answer.json.errors?.[0] ?? answer.json.error;
+      expect([answer.status, error.extensions?.code ?? error.code, error.extensions?.scope ?? error.scope]).toEqual([403, "FORBIDDEN", "write"]);
+    }
+    expect(await tableCounts(t)).toEqual(before);
+  });
+
+  it("stores with a write token and audits who wrote which runs, with the outcome", async () => {
+    const stored = runEvent();
+    const answer = await post(`Bearer ${writeToken}`, stored);
+    expect(answer.status).toBe(201);
+    const batch = await post(`Bearer ${writeToken}`, [runEvent(), { ...runEvent(), eventType: "NOT_A_TYPE" }], "/api/v1/lineage/batch");
+    expect(batch.status).toBe(207);
+    const log = await t.gql(`{ auditLog(first: 2) { edges { node { actor via action targets outcome } } } }`);
+    const [latest, earlier] = log.data!.auditLog.edges.map((e: any) => e.node);
+    expect(earlier).toEqual({ actor: "airflow", via: "HTTP", action: "POST /api/v1/lineage", targets: [`run_${stored.run.runId}`], outcome: "OK" });
+    expect([latest.actor, latest.action, latest.outcome, latest.targets.length]).toEqual(["airflow", "POST /api/v1/lineage/batch", "PARTIAL", 1]);
   });
 });
+
 
 describe("ingestOpenLineageEvents (the same ingestion as GraphQL)", () => {
   let t: TestApp;

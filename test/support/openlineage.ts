@@ -5,12 +5,13 @@ import type { TestApp } from "./test-app";
 
 /** Helpers for OpenLineage tests: posting to the routes in-process, building events, reading the shared fixtures. */
 
-export const FIXTURES = path.resolve(__dirname, "../../../../shared/fixtures/openlineage/events");
+export const FIXTURES = path.resolve(__dirname, "../fixtures/openlineage/events");
 export const PRODUCER = "https://github.com/OpenLineage/OpenLineage/tree/1.30.0/client/python";
 export const RUN_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent";
 
 export interface PostAnswer {
   status: number;
+  headers: Headers;
   text: string;
   json: any;
 }
@@ -25,7 +26,7 @@ export async function postLineage(t: TestApp, body: string | Uint8Array, headers
   } catch {
     // not JSON: the test says what it expects
   }
-  return { status: response.status, text, json };
+  return { status: response.status, headers: response.headers, text, json };
 }
 
 export const postEvent = (t: TestApp, event: unknown) => postLineage(t, JSON.stringify(event));
