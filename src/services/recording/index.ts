@@ -1,7 +1,16 @@
 // The recording room's one door. Every way into the store (recordExecution, batches, composites,
 // OpenLineage ingestion) builds on these: a unit runs on the CommitPath; inside it, prepareExecution
 // runs the lineage pipeline (plugins) over a draft and stageExecution writes its rows.
-export { type CommitListener, type CommitPath, type RecordingEvent, type RecordingUnit, TransactionPerUnit, type UnitScope } from "./commit-path";
+export {
+  type CommitListener,
+  type CommitPath,
+  type EventJournal,
+  type JournalReceipt,
+  type RecordingEvent,
+  type RecordingUnit,
+  TransactionPerUnit,
+  type UnitScope,
+} from "./commit-path";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
 export { type OperationDeclarationInput, OperationRegistry } from "./operation-registry";
 export { type PreparedExecution, prepareExecution } from "./prepared-execution";
