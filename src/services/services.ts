@@ -3,6 +3,7 @@ import type { ProvgraphPlugin } from "../../plugins/types";
 import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
 import { ExecutionReader } from "./execution-reader";
+import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";
 import { GraphViews } from "./graph-views/graph-views";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
@@ -20,13 +21,21 @@ export interface Services {
   recorder: ExecutionRecorder;
   lineage: LineageServices;
   graphViews: GraphViews;
+  /** Live feeds of what the commit path commits (subscriptions). Start it before serving (Feeds.start). */
+  feeds: Feeds;
 }
 
-/** `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list). */
-export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins): Services {
+/**
+ * `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list).
+ * `feeds`: the feeds' bounds and the broadcast that shares them across instances.
+ */
+export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins, feeds: FeedOptions = DEFAULT_FEED_OPTIONS): Services {
   const db = database.prisma;
   const registry = new OperationRegistry(db);
-  const commits = new TransactionPerUnit(db);
+  // Every committed event is appended to the feed log inside its transaction (the journal).
+  const feedLog = new FeedLog(db, database.provider);
+  const commits = new TransactionPerUnit(db, undefined, feedLog);
+  const lineage = createLineageServices(database);
   return {
     database,
     artifacts: new ArtifactReader(db),
@@ -35,7 +44,8 @@ export function createServices(database: Database, plugins: readonly ProvgraphPl
     registry,
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins),
-    lineage: createLineageServices(database),
+    lineage,
     graphViews: new GraphViews(db),
+    feeds: new Feeds(feedLog, commits, db, lineage.closures, feeds),
   };
 }
