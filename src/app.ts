@@ -11,6 +11,7 @@ import { useRequestLimits } from "./limits";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
 import { createLogger, type Logger } from "./logger";
+import { createFeedBroadcast } from "./pubsub";
 import { requestIdOf, useRequestLog } from "./http/request-log";
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
@@ -26,7 +27,7 @@ export interface App {
   logger: Logger;
   /** Listen on config.host:config.port (0 = any free port); resolves with the GraphQL URL. */
   start(): Promise<string>;
-  /** Stop accepting, let in-flight requests finish (up to the grace period), close the database. */
+  /** Stop accepting, end subscriptions, let in-flight requests finish (up to the grace period), close the database. */
   stop(): Promise<void>;
 }
 
@@ -47,7 +48,20 @@ export interface AppOptions {
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
-  const services = createServices(database, options.plugins);
+  let broadcast;
+  try {
+    broadcast = await createFeedBroadcast(config.redisUrl, logger);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const services = createServices(database, options.plugins, {
+    queueLimit: config.feedQueueLimit,
+    replayWindow: config.feedReplayWindow,
+    broadcast,
+    logger,
+  });
+  await services.feeds.start();
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -66,7 +80,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   const server = http.createServer(yoga);
-  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger);
+  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, config.wsKeepAliveMs);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -87,6 +101,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         const reaper = setInterval(() => server.closeIdleConnections(), 50);
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         server.closeIdleConnections();
+        // Subscriptions end first (FEED_CLOSED), so SSE streams finish instead of holding the grace period.
+        await services.feeds.stop();
         await wsCleanup.dispose();
         await closed;
         clearInterval(reaper);

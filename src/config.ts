@@ -11,6 +11,14 @@ export interface Config {
   migrateOnStart: boolean;
   /** How long SIGTERM waits for in-flight requests before closing connections (ms). */
   shutdownGraceMs: number;
+  /** `redis://…` / `rediss://…`: instances share feed notices through Redis pub/sub; null = one instance (in-process). */
+  redisUrl: string | null;
+  /** Events one subscriber may have waiting before it is closed with FEED_OVERFLOW. */
+  feedQueueLimit: number;
+  /** How many sequences back a resuming subscriber's `since` may reach (the feed log keeps that many). */
+  feedReplayWindow: number;
+  /** graphql-ws ping interval (ms); a socket that answers no ping within it is closed. 0 = no pings. */
+  wsKeepAliveMs: number;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -38,7 +46,37 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: parseLogLevel(env.LOG_LEVEL),
     migrateOnStart: parseBoolean("MIGRATE_ON_START", env.MIGRATE_ON_START, true),
     shutdownGraceMs: parseInteger("SHUTDOWN_GRACE_MS", env.SHUTDOWN_GRACE_MS, 10_000, 0, 600_000),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
+    feedQueueLimit: parseInteger("FEED_QUEUE_LIMIT", env.FEED_QUEUE_LIMIT, 1_000, 1, 100_000),
+    feedReplayWindow: parseInteger("FEED_REPLAY_WINDOW", env.FEED_REPLAY_WINDOW, 100_000, 1, 100_000_000),
+    wsKeepAliveMs: parseInteger("WS_KEEPALIVE_MS", env.WS_KEEPALIVE_MS, 12_000, 0, 3_600_000),
   };
+}
+
+function parseRedisUrl(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const value = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError("REDIS_URL", "is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)");
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new ConfigError("REDIS_URL", `must start with redis:// or rediss://, got '${maskUrlPassword(value)}'`);
+  if (url.hostname === "") throw new ConfigError("REDIS_URL", "names no host");
+  if (url.pathname !== "" && url.pathname !== "/" && !/^\/\d+$/.test(url.pathname)) throw new ConfigError("REDIS_URL", `'${url.pathname}' is not a database number (/0, /1, …)`);
+  return value;
+}
+
+/** A URL with its password replaced, safe to log (REDIS_URL, and any other URL carrying credentials). */
+export function maskUrlPassword(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = "****";
+    return url.toString();
+  } catch {
+    return value.replace(/:\/\/([^:@/]*):[^@/]*@/, "://$1:****@");
+  }
 }
 
 function parsePort(raw: string | undefined): number {

@@ -31,7 +31,8 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // One line a person can act on: what failed and why; no stack trace for expected failures.
-  const expected = error instanceof ConfigError || error instanceof ListenError || (error as Error)?.name === "DatabaseUnavailableError";
+  const expected =
+    error instanceof ConfigError || error instanceof ListenError || ["DatabaseUnavailableError", "RedisUnavailableError"].includes((error as Error)?.name);
   console.error(`provgraph: ${expected ? (error as Error).message : (error as Error)?.stack ?? String(error)}`);
   process.exit(1);
 });

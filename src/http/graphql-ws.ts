@@ -16,9 +16,12 @@ type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscri
  * GraphQL over WebSocket (graphql-ws) on the HTTP server's port and GraphQL path, through the same
  * Yoga envelope as HTTP: the same parser, request limits, validation, context and error masking.
  * A document that cannot run (syntax, validation, a request limit) answers an `error` message for
- * that operation and leaves the socket open for the next one.
+ * that operation and leaves the socket open for the next one. Subscriptions run through the same
+ * envelope; each result is sent before the next one is read (graphql-ws awaits the socket), so a
+ * slow reader is held back by its own bounded feed queue. `keepAliveMs`: a ping that often; a
+ * socket that answers none within the same time is closed (0: no pings).
  */
-export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger): { dispose(): void | Promise<void> } {
+export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger, keepAliveMs = 12_000): { dispose(): void | Promise<void> } {
   // noServer: the HTTP server's own errors (a busy port) stay with it instead of being re-emitted
   // to the WebSocket server, where graphql-ws prints them as an internal error.
   const wsServer = new WebSocketServer({ noServer: true, path: yoga.graphqlEndpoint });
@@ -63,6 +66,7 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
       },
     },
     wsServer,
+    keepAliveMs > 0 ? keepAliveMs : Number.POSITIVE_INFINITY,
   );
 }
 
