@@ -10,6 +10,7 @@ import "./prov-json";
 import "./graph";
 import "./errors";
 import "./recording";
+import "./subscription";
 
 builder.queryType({});
 builder.mutationType({});

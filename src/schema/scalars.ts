@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind, type ValueNode } from "graphql";
-import { DateTimeResolver, JSONResolver } from "graphql-scalars";
+import { DateTimeResolver, JSONResolver, SafeIntResolver } from "graphql-scalars";
 import { builder } from "./builder";
 import { formatCount, limitError } from "../limits";
 import { REQUEST_LIMITS } from "../limits/request-limits";
@@ -54,3 +54,4 @@ function literalDepthExceeds(ast: ValueNode, max: number): boolean {
 
 builder.addScalarType("JSON", JSONScalar);
 builder.addScalarType("DateTime", DateTimeResolver);
+builder.addScalarType("SafeInt", SafeIntResolver);
