@@ -7,6 +7,7 @@ import type { FeedSource, FeedSubscriber } from "./feed-subscription";
 export const FEED_PAGE = 500;
 
 export interface FeedLogger {
+  info(details: object, message: string): void;
   warn(details: object, message: string): void;
   error(details: object, message: string): void;
 }

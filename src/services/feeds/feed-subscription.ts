@@ -37,8 +37,10 @@ export interface FeedSubscriber {
 export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterator<FeedItem<T>> {
   private state: "replaying" | "live" | "ending" | "done";
   private current: number;
-  private readonly queue: T[] = [];
-  private replayed: T[] = [];
+  private readonly queue: { sequence: number; event: T }[] = [];
+  private replayed: { sequence: number; event: T }[] = [];
+  /** The sequence of the last event handed to the consumer. */
+  private given: number;
   private ending: Error | undefined;
   private waiter: ((result: IteratorResult<FeedItem<T>>) => void) | undefined;
 
@@ -52,9 +54,10 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
     private readonly queueLimit: number,
     start: number,
     private readonly replayUntil: number,
-    private readonly hooks: { onLive?: () => void; onEnd?: (reason: "overflow" | "error" | "closed") => void } = {},
+    private readonly hooks: { onLive?: () => void; onEnd?: (reason: "overflow" | "error" | "closed", at: { given: number; offered: number }) => void } = {},
   ) {
     this.current = start;
+    this.given = start;
     this.state = "replaying";
   }
 
@@ -73,14 +76,14 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
   async next(): Promise<IteratorResult<FeedItem<T>>> {
     if (this.state === "replaying") {
       try {
-        const event = await this.replayNext();
-        if (event !== undefined) return { value: { event }, done: false };
+        const replayed = await this.replayNext();
+        if (replayed !== undefined) return this.give(replayed);
       } catch (error) {
         this.end(error as Error, "error");
       }
     }
     const queued = this.queue.shift();
-    if (queued !== undefined) return { value: { event: queued }, done: false };
+    if (queued !== undefined) return this.give(queued);
     if (this.state === "ending") return this.finish();
     if (this.state === "done") return { value: undefined, done: true };
     return new Promise((resolve) => (this.waiter = resolve));
@@ -93,7 +96,7 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
       this.queue.length = 0;
       this.replayed = [];
       if (wasLive) this.source.detach(this);
-      this.hooks.onEnd?.("closed");
+      this.hooks.onEnd?.("closed", { given: this.given, offered: this.current });
     }
     this.wake({ value: undefined, done: true });
     return { value: undefined, done: true };
@@ -104,9 +107,12 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
     this.current = entry.sequence;
     const event = this.matcher.match(entry, facts);
     if (event === undefined) return;
-    if (this.waiter) return this.wake({ value: { event }, done: false });
+    if (this.waiter) {
+      this.given = entry.sequence;
+      return this.wake({ value: { event }, done: false });
+    }
     if (this.queue.length >= this.queueLimit) return this.end(new FeedOverflowError(this.queueLimit), "overflow");
-    this.queue.push(event);
+    this.queue.push({ sequence: entry.sequence, event });
   }
 
   fail(error: Error): void {
@@ -114,7 +120,7 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
   }
 
   /** The next replayed event, or undefined once caught up (the subscription is then live). */
-  private async replayNext(): Promise<T | undefined> {
+  private async replayNext(): Promise<{ sequence: number; event: T } | undefined> {
     for (;;) {
       const next = this.replayed.shift();
       if (next !== undefined) return next;
@@ -131,7 +137,7 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
       if (this.state !== "replaying") return undefined;
       for (const entry of page.entries) {
         const event = this.matcher.match(entry, page.facts);
-        if (event !== undefined) this.replayed.push(event);
+        if (event !== undefined) this.replayed.push({ sequence: entry.sequence, event });
       }
       this.current = page.complete ? upTo : page.entries[page.entries.length - 1].sequence;
     }
@@ -145,8 +151,13 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
     // What was queued is dropped: the subscriber is told now, and resumes from what it last received.
     this.queue.length = 0;
     this.replayed = [];
-    this.hooks.onEnd?.(reason);
+    this.hooks.onEnd?.(reason, { given: this.given, offered: this.current });
     if (this.waiter) this.wake(this.finish());
+  }
+
+  private give(item: { sequence: number; event: T }): IteratorResult<FeedItem<T>> {
+    this.given = item.sequence;
+    return { value: { event: item.event }, done: false };
   }
 
   private finish(): IteratorResult<FeedItem<T>> {

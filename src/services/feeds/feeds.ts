@@ -46,7 +46,7 @@ export interface FeedStats extends FeedHubStats {
 
 export const DEFAULT_FEED_OPTIONS: FeedOptions = { queueLimit: 1_000, replayWindow: 100_000 };
 
-const silentLogger: FeedLogger = { warn: () => undefined, error: () => undefined };
+const silentLogger: FeedLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
  * Live feeds of what is recorded (DESIGN "feeds"): every committed event goes to the feed log in
@@ -151,9 +151,13 @@ export class Feeds {
         if (replayingCounted) this.replaying -= 1;
         replayingCounted = false;
       },
-      onEnd: (reason) => {
+      onEnd: (reason, at) => {
         this.open.delete(subscription as FeedSubscription<unknown>);
-        if (reason === "overflow") this.overflows += 1;
+        if (reason === "overflow") {
+          this.overflows += 1;
+          // A client's problem, not ours: info. `given` is the last sequence it was handed, `offered` the one that overflowed.
+          this.logger.info({ limit: this.options.queueLimit, given: at.given, offered: at.offered }, "feed: a subscriber fell behind its queue's bound and was closed (FEED_OVERFLOW)");
+        }
         if (replayingCounted) this.replaying -= 1;
         replayingCounted = false;
       },
