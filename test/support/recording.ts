@@ -79,5 +79,6 @@ export async function tableCounts(t: TestApp) {
     edges: await db.provenanceEdge.count(),
     steps: await db.pipelineStep.count(),
     flows: await db.pipelineFlow.count(),
+    feedEvents: await db.feedEvent.count(),
   };
 }

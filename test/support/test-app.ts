@@ -14,10 +14,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The whole app (migrations, services, Yoga) over a fresh test database, without a socket. */
-export async function createTestApp(): Promise<TestApp> {
+/** The whole app (migrations, services, Yoga) over a fresh test database, without a socket. `env`: more configuration. */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const { url, drop } = await createTestDatabaseUrl();
-  const app = await buildApp(loadConfig({ DATABASE_URL: url, PORT: "0", LOG_LEVEL: "silent" }));
+  const app = await buildApp(loadConfig({ DATABASE_URL: url, PORT: "0", LOG_LEVEL: "silent", ...env }));
   return {
     app,
     gql: async (query, variables) => {
