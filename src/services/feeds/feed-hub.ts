@@ -6,6 +6,13 @@ import type { FeedSource, FeedSubscriber } from "./feed-subscription";
 /** Entries read from the log per statement (catching up, replaying). */
 export const FEED_PAGE = 500;
 
+/**
+ * Subscribers offered an entry per turn of the event loop. Each offer sets off that subscriber's
+ * GraphQL execution and socket write; between slices the loop serves I/O (the next recording's
+ * request among it), so a large fan-out never holds the recording path for more than a slice.
+ */
+export const FAN_OUT_SLICE = 32;
+
 export interface FeedLogger {
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
@@ -172,7 +179,13 @@ export class FeedHub implements FeedSource {
         // Filters that need nothing beyond the events (the common case) are served in the same tick.
         const facts = isEmpty(this.liveNeeds()) ? NO_FACTS : await this.factsFor(batch);
         for (const entry of batch) {
-          for (const subscriber of this.live) subscriber.offer(entry, facts);
+          // The live set is iterated as it changes: a subscriber that attaches during a slow fan-out
+          // (its position below this entry) is offered the entry too; one that leaves is skipped.
+          let offered = 0;
+          for (const subscriber of this.live) {
+            subscriber.offer(entry, facts);
+            if (++offered % FAN_OUT_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+          }
           this.deliveredUpTo = Math.max(this.deliveredUpTo, entry.sequence);
         }
       }

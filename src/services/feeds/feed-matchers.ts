@@ -33,10 +33,25 @@ export interface LineageAdded extends FeedEvent {
   edges: readonly ProvenanceEdgeRecord[];
 }
 
-/** Decides, for one subscriber, what an entry means to it (undefined: nothing). */
+/**
+ * Decides, for one subscriber, what an entry means to it (undefined: nothing). The answer is the
+ * same object for every subscriber it means the same to (one per entry and view), so whatever
+ * runs per event above the feed (the GraphQL execution of one document) can be shared by them.
+ */
 export interface FeedMatcher<T> {
   needs: FeedNeeds;
-  match(entry: FeedEntry, facts: FeedFacts): T | undefined;
+  match(entry: FeedEntry, facts: FeedFacts): { event: T } | undefined;
+}
+
+const views = new WeakMap<FeedEntry, Map<string, { event: unknown }>>();
+
+/** The entry's one `view` object, built on first use (entries are dropped once delivered, and their views with them). */
+function viewOf<T>(entry: FeedEntry, view: string, build: () => T): { event: T } {
+  let byView = views.get(entry);
+  if (!byView) views.set(entry, (byView = new Map()));
+  let item = byView.get(view) as { event: T } | undefined;
+  if (!item) byView.set(view, (item = { event: build() }));
+  return item;
 }
 
 /** runRecorded's filter: every given field must match (none given: every run). */
@@ -54,14 +69,15 @@ export function runRecordedMatcher(filter: RunFilter): FeedMatcher<RunRecorded> 
   const { operation, pipeline, status, namespace } = filter;
   return {
     needs: { ...NO_NEEDS, operationNames: operation != null, namespaces: namespace != null },
-    match({ sequence, committedAt, event }, facts) {
+    match(entry, facts) {
+      const { event } = entry;
       if (event.type !== "EXECUTION_RECORDED") return undefined;
       const { execution } = event;
       if (pipeline != null && execution.pipeline !== pipeline) return undefined;
       if (status != null && execution.status !== status) return undefined;
       if (operation != null && facts.operationName(execution.operationId) !== operation) return undefined;
       if (namespace != null && !facts.namespacesOf(execution.runId).has(namespace)) return undefined;
-      return { sequence, committedAt, execution };
+      return viewOf(entry, "runRecorded", () => ({ sequence: entry.sequence, committedAt: entry.committedAt, execution }));
     },
   };
 }
@@ -69,10 +85,11 @@ export function runRecordedMatcher(filter: RunFilter): FeedMatcher<RunRecorded> 
 export function runStatusMatcher(runId: RunId): FeedMatcher<RunStatusChange> {
   return {
     needs: NO_NEEDS,
-    match({ sequence, committedAt, event }) {
+    match(entry) {
+      const { event } = entry;
       if (event.type === "LINEAGE_RECORDED" || event.execution.runId !== runId) return undefined;
       const previousStatus = event.type === "EXECUTION_STATUS_CHANGED" ? event.previousStatus : null;
-      return { sequence, committedAt, runId, status: event.execution.status, previousStatus, execution: event.execution };
+      return viewOf(entry, "runStatusChanged", () => ({ sequence: entry.sequence, committedAt: entry.committedAt, runId, status: event.execution.status, previousStatus, execution: event.execution }));
     },
   };
 }
@@ -80,11 +97,13 @@ export function runStatusMatcher(runId: RunId): FeedMatcher<RunStatusChange> {
 export function lineageAddedMatcher(key: LineageKey): FeedMatcher<LineageAdded> {
   return {
     needs: { ...NO_NEEDS, lineage: new Map([[lineageKeyOf(key), key]]) },
-    match({ sequence, committedAt, event }, facts) {
+    match(entry, facts) {
+      const { event } = entry;
       if (event.type === "EXECUTION_STATUS_CHANGED") return undefined;
-      const edges = facts.lineageEdges(key, sequence);
+      const edges = facts.lineageEdges(key, entry.sequence);
       if (!edges?.length) return undefined;
-      return { sequence, committedAt, key, runId: event.type === "LINEAGE_RECORDED" ? event.runId : event.execution.runId, edges };
+      const runId = event.type === "LINEAGE_RECORDED" ? event.runId : event.execution.runId;
+      return viewOf(entry, `lineageAdded ${lineageKeyOf(key)}`, () => ({ sequence: entry.sequence, committedAt: entry.committedAt, key, runId, edges }));
     },
   };
 }

@@ -3,7 +3,7 @@ import { FeedOverflowError } from "./feed-errors";
 import type { FeedFacts, FeedNeeds } from "./feed-facts";
 import type { FeedMatcher } from "./feed-matchers";
 
-/** What a subscription yields: an event, or the error that ends it (the last item). */
+/** What a subscription yields: an event (the same object for every subscriber it means the same to), or the error that ends it (the last item). */
 export type FeedItem<T> = { event: T } | { error: Error };
 
 /** The side of the hub a subscription talks to (FeedHub). */
@@ -37,8 +37,8 @@ export interface FeedSubscriber {
 export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterator<FeedItem<T>> {
   private state: "replaying" | "live" | "ending" | "done";
   private current: number;
-  private readonly queue: { sequence: number; event: T }[] = [];
-  private replayed: { sequence: number; event: T }[] = [];
+  private readonly queue: { sequence: number; item: { event: T } }[] = [];
+  private replayed: { sequence: number; item: { event: T } }[] = [];
   /** The sequence of the last event handed to the consumer. */
   private given: number;
   private ending: Error | undefined;
@@ -105,14 +105,14 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
   offer(entry: FeedEntry, facts: FeedFacts): void {
     if (this.state !== "live" || entry.sequence <= this.current) return;
     this.current = entry.sequence;
-    const event = this.matcher.match(entry, facts);
-    if (event === undefined) return;
+    const item = this.matcher.match(entry, facts);
+    if (item === undefined) return;
     if (this.waiter) {
       this.given = entry.sequence;
-      return this.wake({ value: { event }, done: false });
+      return this.wake({ value: item, done: false });
     }
     if (this.queue.length >= this.queueLimit) return this.end(new FeedOverflowError(this.queueLimit), "overflow");
-    this.queue.push({ sequence: entry.sequence, event });
+    this.queue.push({ sequence: entry.sequence, item });
   }
 
   fail(error: Error): void {
@@ -120,7 +120,7 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
   }
 
   /** The next replayed event, or undefined once caught up (the subscription is then live). */
-  private async replayNext(): Promise<{ sequence: number; event: T } | undefined> {
+  private async replayNext(): Promise<{ sequence: number; item: { event: T } } | undefined> {
     for (;;) {
       const next = this.replayed.shift();
       if (next !== undefined) return next;
@@ -136,8 +136,8 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
       const page = await this.source.replayPage(this.current, upTo, this.matcher.needs);
       if (this.state !== "replaying") return undefined;
       for (const entry of page.entries) {
-        const event = this.matcher.match(entry, page.facts);
-        if (event !== undefined) this.replayed.push({ sequence: entry.sequence, event });
+        const item = this.matcher.match(entry, page.facts);
+        if (item !== undefined) this.replayed.push({ sequence: entry.sequence, item });
       }
       this.current = page.complete ? upTo : page.entries[page.entries.length - 1].sequence;
     }
@@ -155,9 +155,9 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
     if (this.waiter) this.wake(this.finish());
   }
 
-  private give(item: { sequence: number; event: T }): IteratorResult<FeedItem<T>> {
-    this.given = item.sequence;
-    return { value: { event: item.event }, done: false };
+  private give(queued: { sequence: number; item: { event: T } }): IteratorResult<FeedItem<T>> {
+    this.given = queued.sequence;
+    return { value: queued.item, done: false };
   }
 
   private finish(): IteratorResult<FeedItem<T>> {
