@@ -13,6 +13,7 @@ import { listen } from "./http/listen";
 import { createLogger, type Logger } from "./logger";
 import { createFeedBroadcast } from "./pubsub";
 import { requestIdOf, useRequestLog } from "./http/request-log";
+import { useSharedSubscriptionResults } from "./http/shared-subscription-results";
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
@@ -76,6 +77,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useHealthChecks(database),
       useRequestLog(logger),
       ...useRequestLimits(),
+      // Every subscriber sees the same today; with access control, the viewer's scopes go in this key.
+      useSharedSubscriptionResults(() => ""),
     ],
   });
 

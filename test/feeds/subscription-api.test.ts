@@ -89,6 +89,30 @@ describe(`Subscription: the schema's translation (${testProvider})`, () => {
     await lineage.cancel();
   });
 
+  test("subscribers of one document with the same variables share one execution per event; other documents or variables get their own", async () => {
+    const query = `subscription($f: RunFeedFilter) { runRecorded(filter: $f) { sequence execution { runId operation { name } } } }`;
+    const statementsFor = async (readers: SseReader[]) => {
+      // The recording's own statements, then each execution's operation read (one statement, batched).
+      const before = t.app.database.statementCount();
+      const runId = await gen(`share_${before}.csv`);
+      const events = await Promise.all(readers.map(async (reader) => (await reader.take(1))[0].data.data.runRecorded));
+      for (const event of events) expect(event.execution).toEqual({ runId, operation: { name: "generate" } });
+      return t.app.database.statementCount() - before;
+    };
+    const none = await statementsFor([]);
+    const one = [await subscribe(query, { f: { operation: "generate" } })];
+    await statementsFor(one); // warm: the feed reads the operation's name once
+    const alone = await statementsFor(one);
+    const perExecution = alone - none;
+    expect(perExecution).toBeGreaterThan(0);
+    const many = [...one, ...(await Promise.all(Array.from({ length: 19 }, () => subscribe(query, { f: { operation: "generate" } }))))];
+    expect(await statementsFor(many)).toBe(alone);
+    // Another variable value, and another document: one more execution each.
+    const others = [await subscribe(query, { f: { pipeline: null } }), await subscribe(query.replace("sequence", "sequence committedAt"), { f: { operation: "generate" } })];
+    expect(await statementsFor([...many, ...others])).toBe(alone + 2 * perExecution);
+    for (const reader of [...many, ...others]) await reader.cancel();
+  });
+
   test("stopping the server ends subscriptions with FEED_CLOSED", async () => {
     const reader = await subscribe(`subscription { runRecorded { sequence } }`);
     await t.app.services.feeds.stop();
