@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runClosureBench } from "./closure-bench";
+import { runFeedsBench } from "./feeds-bench";
 import { runIngestBench } from "./ingest-bench";
 
 async function main() {
@@ -17,6 +18,7 @@ async function main() {
   const results: Record<string, unknown> = { ...previous };
   if (!only || only === "ingest") results.ingest = await runIngestBench({ quick, log, dataDir });
   if (!only || only === "closure") results.closure = await runClosureBench({ quick, log, dataDir });
+  if (!only || only === "feeds") results.feeds = await runFeedsBench({ quick, log, dataDir });
   results.meta = { at: new Date().toISOString(), quick, node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model };
   fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   console.table(Object.fromEntries(Object.entries(results).filter(([k]) => k !== "meta")));
