@@ -28,6 +28,8 @@ export async function connectRedisEventTarget(url: string, logger: Logger): Prom
   const options = { lazyConnect: true, maxRetriesPerRequest: 2, connectionName: "provgraph-feeds" };
   const clients = { publish: new Redis(url, options), subscribe: new Redis(url, options) };
   const reconnectListeners = { publish: new Set<() => void>(), subscribe: new Set<() => void>() };
+  // One warning per outage for notices that could not be published, not one per commit.
+  let publishFailing = false;
   for (const [role, client] of Object.entries(clients) as ["publish" | "subscribe", Redis][]) {
     let connected = false;
     let reported = false;
@@ -39,6 +41,7 @@ export async function connectRedisEventTarget(url: string, logger: Logger): Prom
     });
     client.on("ready", () => {
       reported = false;
+      if (role === "publish") publishFailing = false;
       if (connected) {
         logger.info({ redis: where, client: role }, "feeds: Redis connection is back");
         for (const listener of reconnectListeners[role]) listener();
@@ -57,7 +60,11 @@ export async function connectRedisEventTarget(url: string, logger: Logger): Prom
     get(target, prop) {
       if (prop === "publish") {
         return (channel: string, message: string) =>
-          target.publish(channel, message).catch((error: Error) => logger.warn({ redis: where, err: error.message }, "feeds: a notice could not be published to Redis"));
+          target.publish(channel, message).catch((error: Error) => {
+            if (publishFailing) return;
+            publishFailing = true;
+            logger.warn({ redis: where, err: error.message }, "feeds: notices cannot be published to Redis; the other instances catch up when it is back");
+          });
       }
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;

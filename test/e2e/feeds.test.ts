@@ -143,3 +143,29 @@ describe(`feeds over real sockets (${testProvider})`, () => {
     await client.dispose();
   });
 });
+
+describe(`feeds when the server stops (${testProvider})`, () => {
+  test("every subscription ends with FEED_CLOSED over both transports, and open SSE streams do not hold the stop for the grace period", async () => {
+    const database = await createTestDatabaseUrl();
+    const app = await buildApp(loadConfig({ DATABASE_URL: database.url, PORT: "0", LOG_LEVEL: "silent", SHUTDOWN_GRACE_MS: "20000" }));
+    const url = await app.start();
+    try {
+      const client = wsClient(url);
+      const ws = wsSubscribe(client, FEED, {});
+      const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ query: FEED }) });
+      const stream = await new SseReader(response.body!).ready();
+      for (let i = 0; i < 200 && app.services.feeds.stats().live < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      const started = Date.now();
+      await app.stop();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(ws.results).toEqual([{ data: null, errors: [expect.objectContaining({ path: ["runRecorded"], extensions: { code: "FEED_CLOSED" } })] }]);
+      const [closed, complete] = await stream.take(2);
+      expect(closed.data).toEqual({ data: null, errors: [expect.objectContaining({ extensions: { code: "FEED_CLOSED" } })] });
+      expect(complete.event).toBe("complete");
+      await client.dispose();
+    } finally {
+      await app.stop();
+      await database.drop();
+    }
+  });
+});

@@ -43,6 +43,9 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
   private given: number;
   private ending: Error | undefined;
   private waiter: ((result: IteratorResult<FeedItem<T>>) => void) | undefined;
+  private settle: () => void = () => undefined;
+  /** Resolves once the consumer is done with the subscription: it read past the end (its last result is sent), or returned it. */
+  readonly settled: Promise<void> = new Promise((resolve) => (this.settle = resolve));
 
   /**
    * `start`: the last sequence the subscriber has seen; `replayUntil`: the log's newest sequence when it
@@ -85,7 +88,10 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
     const queued = this.queue.shift();
     if (queued !== undefined) return this.give(queued);
     if (this.state === "ending") return this.finish();
-    if (this.state === "done") return { value: undefined, done: true };
+    if (this.state === "done") {
+      this.settle();
+      return { value: undefined, done: true };
+    }
     return new Promise((resolve) => (this.waiter = resolve));
   }
 
@@ -99,6 +105,7 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
       this.hooks.onEnd?.("closed", { given: this.given, offered: this.current });
     }
     this.wake({ value: undefined, done: true });
+    this.settle();
     return { value: undefined, done: true };
   }
 

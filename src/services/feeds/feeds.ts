@@ -102,13 +102,21 @@ export class Feeds {
     this.pruneTimer.unref();
   }
 
-  /** Ends every subscription (FEED_CLOSED: resume elsewhere) and stops hearing commits and notices. */
-  async stop(): Promise<void> {
+  /**
+   * Ends every subscription (FEED_CLOSED: resume elsewhere) and stops hearing commits and notices.
+   * Resolves once each subscriber's transport has sent its last result, or after `drainMs` (a
+   * subscriber that does not read will not take it).
+   */
+  async stop(drainMs = 1_000): Promise<void> {
     clearInterval(this.pruneTimer);
     for (const stop of this.stopListening) stop();
     this.stopListening = [];
     this.hub.stop();
-    for (const subscription of [...this.open]) subscription.fail(new FeedClosedError());
+    const open = [...this.open];
+    for (const subscription of open) subscription.fail(new FeedClosedError());
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(open.map((subscription) => subscription.settled)), new Promise((resolve) => (timer = setTimeout(resolve, drainMs)))]);
+    clearTimeout(timer);
     await this.broadcast.close();
   }
 
