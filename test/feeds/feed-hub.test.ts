@@ -1,14 +1,16 @@
 import { openDatabase } from "../../src/db/client";
 import type { FeedBroadcast, FeedNotice } from "../../src/services/feeds";
-import { FeedFactReader } from "../../src/services/feeds/feed-facts";
+import { FeedFactReader, NO_NEEDS } from "../../src/services/feeds/feed-facts";
 import { FeedHub } from "../../src/services/feeds/feed-hub";
 import { FeedLog } from "../../src/services/feeds/feed-log";
 import { runRecordedMatcher } from "../../src/services/feeds/feed-matchers";
-import { FeedSubscription } from "../../src/services/feeds/feed-subscription";
+import { type FeedSubscriber, FeedSubscription } from "../../src/services/feeds/feed-subscription";
+import type { RunId } from "../../src/services/ids";
 import { ClosureReader } from "../../src/services/lineage/closure";
 import { TransactionPerUnit } from "../../src/services/recording";
 import { createServices, type Services } from "../../src/services/services";
 import { executionRecord, FeedReader, recorded } from "../support/feeds";
+import { seedExecution } from "../support/seed";
 import { createTestDatabase, type TestDatabase, testProvider } from "../support/test-database";
 
 /** An in-memory broadcast between the instances of one test, that can lose notices on purpose. */
@@ -157,5 +159,44 @@ describe(`feed hub: this instance's commits heard out of order (${testProvider})
     expect(await reader.idle(50)).toEqual([]);
     expect(hub.stats()).toMatchObject({ delivered: third.sequence, catchUpReads: 1 });
     await reader.close();
+  });
+
+  test("a subscriber that attaches in the middle of a fan-out, with a filter that needs facts the others did not, is offered the entry with them", async () => {
+    const prisma = db.database.prisma;
+    const log = new FeedLog(prisma, db.database.provider);
+    const hub = new FeedHub(log, new FeedFactReader(prisma, new ClosureReader(db.database), () => undefined), silent);
+    await hub.start();
+    const seeded = await seedExecution(prisma, { operation: "late", label: "late" });
+    await prisma.artifact.update({ where: { id: seeded.inputs[0] }, data: { datasetNamespace: "warehouse", datasetName: "orders" } });
+    const seen: { who: string; namespaces: string[] }[] = [];
+    const late: FeedSubscriber = {
+      position: hub.delivered,
+      needs: { ...NO_NEEDS, namespaces: true },
+      offer: (entry, facts) => seen.push({ who: "late", namespaces: [...facts.namespacesOf((entry.event as { execution: { runId: RunId } }).execution.runId)] }),
+      fail: (error) => {
+        throw error;
+      },
+    };
+    // 40 subscribers that need nothing; the 35th, past the first slice, brings the late one in.
+    for (let i = 0; i < 40; i++) {
+      const subscriber: FeedSubscriber = {
+        position: hub.delivered,
+        needs: NO_NEEDS,
+        offer: () => {
+          seen.push({ who: `plain ${i}`, namespaces: [] });
+          if (i === 34) hub.attach(late);
+        },
+        fail: (error) => {
+          throw error;
+        },
+      };
+      hub.attach(subscriber);
+    }
+    const commits = new TransactionPerUnit(prisma, undefined, log);
+    commits.onCommitted((events, receipts) => hub.acceptCommitted(events.map((event, i) => ({ sequence: receipts[i].sequence, committedAt: receipts[i].loggedAt, event }))));
+    await commits.run(async (_tx, scope) => scope.emit(recorded(executionRecord({ runId: seeded.runId }))));
+    for (let i = 0; i < 100 && seen.length < 41; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen.filter((s) => s.who === "late")).toEqual([{ who: "late", namespaces: ["warehouse"] }]);
+    expect(seen).toHaveLength(41);
   });
 });

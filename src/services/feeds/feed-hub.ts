@@ -2,6 +2,7 @@ import type { FeedEntry } from "./feed-entry";
 import { type FeedFactReader, FeedFacts, type FeedNeeds, mergeNeeds, NO_NEEDS } from "./feed-facts";
 import type { FeedLog } from "./feed-log";
 import type { FeedSource, FeedSubscriber } from "./feed-subscription";
+import type { LineageKey } from "./lineage-reach";
 
 /** Entries read from the log per statement (catching up, replaying). */
 export const FEED_PAGE = 500;
@@ -168,7 +169,7 @@ export class FeedHub implements FeedSource {
   /** Offers the ordered entries to the live subscribers, a batch at a time, its facts read once. */
   private pump(): void {
     if (this.pumping || this.toDeliver.length === 0) return;
-    void this.deliverBatches();
+    this.deliverBatches().catch((error) => this.logger.error({ err: error }, "feed: delivery failed"));
   }
 
   private async deliverBatches(): Promise<void> {
@@ -177,13 +178,20 @@ export class FeedHub implements FeedSource {
       while (this.toDeliver.length > 0) {
         const batch = this.toDeliver.splice(0);
         // Filters that need nothing beyond the events (the common case) are served in the same tick.
-        const facts = isEmpty(this.liveNeeds()) ? NO_FACTS : await this.factsFor(batch);
+        let facts = isEmpty(this.liveNeeds()) ? NO_FACTS : await this.factsFor(batch);
         for (const entry of batch) {
           // The live set is iterated as it changes: a subscriber that attaches during a slow fan-out
           // (its position below this entry) is offered the entry too; one that leaves is skipped.
           let offered = 0;
           for (const subscriber of this.live) {
-            subscriber.offer(entry, facts);
+            // It attached after the facts were read, and needs some they lack: read them again, for all.
+            if (!facts.covers(subscriber.needs)) facts = await this.factsFor(batch);
+            try {
+              subscriber.offer(entry, facts);
+            } catch (error) {
+              this.logger.error({ err: error, sequence: entry.sequence }, "feed: a subscriber failed on an entry");
+              subscriber.fail(error as Error);
+            }
             if (++offered % FAN_OUT_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
           }
           this.deliveredUpTo = Math.max(this.deliveredUpTo, entry.sequence);
@@ -213,10 +221,17 @@ export class FeedHub implements FeedSource {
     }
   }
 
+  /** What the live subscribers need, together (linear in subscribers: no map is copied per subscriber). */
   private liveNeeds(): FeedNeeds {
-    let needs = NO_NEEDS;
-    for (const subscriber of this.live) needs = mergeNeeds(needs, subscriber.needs);
-    return needs;
+    let operationNames = false;
+    let namespaces = false;
+    let lineage: Map<string, LineageKey> | undefined;
+    for (const { needs } of this.live) {
+      operationNames ||= needs.operationNames;
+      namespaces ||= needs.namespaces;
+      for (const [key, value] of needs.lineage) (lineage ??= new Map()).set(key, value);
+    }
+    return operationNames || namespaces || lineage ? { operationNames, namespaces, lineage: lineage ?? NO_NEEDS.lineage } : NO_NEEDS;
   }
 }
 
