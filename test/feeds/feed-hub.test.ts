@@ -199,4 +199,15 @@ describe(`feed hub: this instance's commits heard out of order (${testProvider})
     expect(seen.filter((s) => s.who === "late")).toEqual([{ who: "late", namespaces: ["warehouse"] }]);
     expect(seen).toHaveLength(41);
   });
+
+  test("a replay that cannot read the log ends the subscription with that error (the caller masks it), once", async () => {
+    const ended: string[] = [];
+    const broken = { delivered: 10, attach: () => undefined, detach: () => undefined, replayPage: () => Promise.reject(new Error("disk I/O error")) };
+    const subscription = new FeedSubscription(broken, runRecordedMatcher({}), 100, 0, 10, { onEnd: (reason, at) => ended.push(`${reason}: ${at.error?.message}`) });
+    const reader = new FeedReader(subscription);
+    const [item] = await reader.take(1);
+    expect("error" in item && item.error.message).toBe("disk I/O error");
+    expect(await reader.ends()).toBe(true);
+    expect(ended).toEqual(["error: disk I/O error"]);
+  });
 });

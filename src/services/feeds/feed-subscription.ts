@@ -57,7 +57,7 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
     private readonly queueLimit: number,
     start: number,
     private readonly replayUntil: number,
-    private readonly hooks: { onLive?: () => void; onEnd?: (reason: "overflow" | "error" | "closed", at: { given: number; offered: number }) => void } = {},
+    private readonly hooks: { onLive?: () => void; onEnd?: (reason: "overflow" | "error" | "closed", at: { given: number; offered: number; error?: Error }) => void } = {},
   ) {
     this.current = start;
     this.given = start;
@@ -158,7 +158,7 @@ export class FeedSubscription<T> implements FeedSubscriber, AsyncIterableIterato
     // What was queued is dropped: the subscriber is told now, and resumes from what it last received.
     this.queue.length = 0;
     this.replayed = [];
-    this.hooks.onEnd?.(reason, { given: this.given, offered: this.current });
+    this.hooks.onEnd?.(reason, { given: this.given, offered: this.current, error });
     if (this.waiter) this.wake(this.finish());
   }
 

@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { ArtifactId, RunId } from "../ids";
 import type { ClosureReader, LineageDirection } from "../lineage";
 import type { CommitPath } from "../recording";
-import { InvalidArgumentError } from "../errors";
+import { DomainError, InvalidArgumentError } from "../errors";
 import type { FeedBroadcast } from "./feed-broadcast";
 import { singleInstanceBroadcast } from "./feed-broadcast";
 import { FeedClosedError, FeedPositionUnknownError, FeedReplayWindowError } from "./feed-errors";
@@ -165,6 +165,9 @@ export class Feeds {
           this.overflows += 1;
           // A client's problem, not ours: info. `given` is the last sequence it was handed, `offered` the one that overflowed.
           this.logger.info({ limit: this.options.queueLimit, given: at.given, offered: at.offered }, "feed: a subscriber fell behind its queue's bound and was closed (FEED_OVERFLOW)");
+        } else if (reason === "error" && !(at.error instanceof DomainError)) {
+          // Our fault (the log could not be read, say): the subscriber is told INTERNAL_SERVER_ERROR, the log gets the cause.
+          this.logger.error({ err: at.error, given: at.given }, "feed: a subscription failed");
         }
         if (replayingCounted) this.replaying -= 1;
         replayingCounted = false;
