@@ -86,9 +86,15 @@ export class FeedFactReader {
     const runIds = [...new Set(entries.filter((entry) => entry.event.type === "EXECUTION_RECORDED").map((entry) => (entry.event as { execution: { runId: RunId } }).execution.runId))];
     const namespaces = new Map<RunId, Set<string>>();
     if (runIds.length === 0) return namespaces;
-    const rows = await this.db.$queryRaw<{ runId: string; namespace: string }[]>(
-      Prisma.sql`SELECT DISTINCT l."runId" AS "runId", a."datasetNamespace" AS "namespace" FROM "ExecutionArtifact" l JOIN "Artifact" a ON a.id = l."artifactId" WHERE l."runId" IN (${Prisma.join(runIds)}) AND a."datasetNamespace" IS NOT NULL`,
-    );
+    const rows: { runId: string; namespace: string }[] = [];
+    // A statement per 1,000 runs keeps the bind list under both databases' limits, however large a unit was.
+    for (let start = 0; start < runIds.length; start += 1_000) {
+      rows.push(
+        ...(await this.db.$queryRaw<{ runId: string; namespace: string }[]>(
+          Prisma.sql`SELECT DISTINCT l."runId" AS "runId", a."datasetNamespace" AS "namespace" FROM "ExecutionArtifact" l JOIN "Artifact" a ON a.id = l."artifactId" WHERE l."runId" IN (${Prisma.join(runIds.slice(start, start + 1_000))}) AND a."datasetNamespace" IS NOT NULL`,
+        )),
+      );
+    }
     for (const row of rows) {
       const set = namespaces.get(row.runId as RunId);
       if (set) set.add(row.namespace);
