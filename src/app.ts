@@ -14,7 +14,9 @@ import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
 import { type AuthorizeLineageRequest, createOpenLineage, type LineageRequestRecorded, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
 import { createLogger, type Logger } from "./logger";
+import { createFeedBroadcast } from "./pubsub";
 import { requestIdOf, useRequestLog } from "./http/request-log";
+import { useSharedSubscriptionResults } from "./http/shared-subscription-results";
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
@@ -41,7 +43,7 @@ export interface App {
    * with AuthSetupError, having served nothing, when authMode is "refused".
    */
   start(): Promise<string>;
-  /** Stop accepting, let in-flight requests finish (up to the grace period), close the database. */
+  /** Stop accepting, end subscriptions, let in-flight requests finish (up to the grace period), close the database. */
   stop(): Promise<void>;
 }
 
@@ -75,8 +77,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const loopback = isLoopbackAddress(config.host);
   const auth = createAuthServices(database, { ...options.auth, loopback, logger });
   let authMode: AuthMode;
+  let broadcast;
   try {
     authMode = await prepareAuth(auth, { host: config.host, loopback, bootstrapToken: config.bootstrapToken }, logger);
+    broadcast = await createFeedBroadcast(config.redisUrl, logger);
   } catch (error) {
     await database.close();
     throw error;
@@ -85,8 +89,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const graphiql = config.graphiql ?? loopback;
   const introspection = config.introspection ?? loopback;
   const corsOrigins = config.corsOrigins ?? [];
-  const services = createServices(database, options.plugins);
+  const services = createServices(database, options.plugins, {
+    queueLimit: config.feedQueueLimit,
+    replayWindow: config.feedReplayWindow,
+    broadcast,
+    logger,
+  });
   const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
+  await services.feeds.start();
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -113,12 +123,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
       useRequestLog(logger),
       ...useRequestLimits(),
+      // Results are shared only between subscribers who may see the same: the same principal kind and scopes.
+      useSharedSubscriptionResults(viewerKeyOf),
     ],
   });
 
   const policy: SocketPolicy = { loopback, allowedHosts: config.allowedHosts ?? [], corsOrigins };
   const server = http.createServer(guardRequests(yoga, policy, logger));
-  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy });
+  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy, keepAliveMs: config.wsKeepAliveMs });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -147,6 +159,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         const reaper = setInterval(() => server.closeIdleConnections(), 50);
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         server.closeIdleConnections();
+        // Subscriptions end first (FEED_CLOSED), so SSE streams finish instead of holding the grace period.
+        await services.feeds.stop();
         await wsCleanup.dispose();
         await closed;
         clearInterval(reaper);
@@ -204,4 +218,11 @@ function auditLineageWrites(auth: AuthServices): LineageRequestRecorded {
     const targets = [...new Set(results.flatMap((r) => (r.runId ? [r.runId] : [])))];
     await auth.audit.append({ actor: principal.name, tokenId: principal.tokenId, via: "HTTP", action: `POST ${route}`, targets, outcome, requestId: requestIdOf(request) });
   };
+}
+
+/** What may change what a subscriber is allowed to see: its scopes (clearances included). */
+function viewerKeyOf(context: unknown): string {
+  const principal = (context as Partial<GraphQLContext>).principal;
+  if (!principal) return "none";
+  return principal.kind === "open" ? "open" : `token:${[...principal.scopes].sort().join(" ")}`;
 }

@@ -23,6 +23,14 @@ export interface Config {
   introspection?: boolean;
   /** PROVGRAPH_BOOTSTRAP_TOKEN: an admin token created (hashed) at start-up. Never log it. */
   bootstrapToken?: string;
+  /** `redis://…` / `rediss://…`: instances share feed notices through Redis pub/sub; null = one instance (in-process). */
+  redisUrl: string | null;
+  /** Events one subscriber may have waiting before it is closed with FEED_OVERFLOW. */
+  feedQueueLimit: number;
+  /** How many sequences back a resuming subscriber's `since` may reach (the feed log keeps that many). */
+  feedReplayWindow: number;
+  /** graphql-ws ping interval (ms); a socket that answers no ping within it is closed. 0 = no pings. */
+  wsKeepAliveMs: number;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -55,6 +63,10 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: parseOptionalBoolean("GRAPHIQL", env.GRAPHIQL),
     introspection: parseOptionalBoolean("INTROSPECTION", env.INTROSPECTION),
     bootstrapToken: parseBootstrapToken(env.PROVGRAPH_BOOTSTRAP_TOKEN),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
+    feedQueueLimit: parseInteger("FEED_QUEUE_LIMIT", env.FEED_QUEUE_LIMIT, 1_000, 1, 100_000),
+    feedReplayWindow: parseInteger("FEED_REPLAY_WINDOW", env.FEED_REPLAY_WINDOW, 100_000, 1, 100_000_000),
+    wsKeepAliveMs: parseInteger("WS_KEEPALIVE_MS", env.WS_KEEPALIVE_MS, 12_000, 0, 3_600_000),
   };
 }
 
@@ -96,6 +108,32 @@ function parseBootstrapToken(raw: string | undefined): string | undefined {
     throw new ConfigError("PROVGRAPH_BOOTSTRAP_TOKEN", "must be pgt_ followed by at least 22 letters, digits, '-' or '_' (make one with: npm run -s token -- generate)");
   }
   return raw.trim();
+}
+
+function parseRedisUrl(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const value = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError("REDIS_URL", "is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)");
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new ConfigError("REDIS_URL", `must start with redis:// or rediss://, got '${maskUrlPassword(value)}'`);
+  if (url.hostname === "") throw new ConfigError("REDIS_URL", "names no host");
+  if (url.pathname !== "" && url.pathname !== "/" && !/^\/\d+$/.test(url.pathname)) throw new ConfigError("REDIS_URL", `'${url.pathname}' is not a database number (/0, /1, …)`);
+  return value;
+}
+
+/** A URL with its password replaced, safe to log (REDIS_URL, and any other URL carrying credentials). */
+export function maskUrlPassword(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = "****";
+    return url.toString();
+  } catch {
+    return value.replace(/:\/\/([^:@/]*):[^@/]*@/, "://$1:****@");
+  }
 }
 
 function parsePort(raw: string | undefined): number {

@@ -25,9 +25,12 @@ type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscri
  * is checked at connection — missing (once tokens are required), malformed, unknown, revoked or
  * expired closes the socket with 4401 — and again for every operation, which runs with the token's
  * scopes (a token revoked or expired since the connection gets UNAUTHENTICATED for the operation).
+ * Subscriptions run through the same envelope; each result is sent before the next one is read
+ * (graphql-ws awaits the socket), so a slow reader is held back by its own bounded feed queue.
+ * `keepAliveMs`: a ping that often; a socket that answers none within the same time is closed (0: no pings).
  */
-export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger, access: { auth: AuthServices; policy: SocketPolicy }): { dispose(): void | Promise<void> } {
-  const { auth, policy } = access;
+export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger, access: { auth: AuthServices; policy: SocketPolicy; keepAliveMs?: number }): { dispose(): void | Promise<void> } {
+  const { auth, policy, keepAliveMs = 12_000 } = access;
   // noServer: the HTTP server's own errors (a busy port) stay with it instead of being re-emitted
   // to the WebSocket server, where graphql-ws prints them as an internal error.
   const wsServer = new WebSocketServer({ noServer: true, path: yoga.graphqlEndpoint });
@@ -100,6 +103,7 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
       },
     },
     wsServer,
+    keepAliveMs > 0 ? keepAliveMs : Number.POSITIVE_INFINITY,
   );
 }
 

@@ -14,6 +14,8 @@ interface SchemaConfig {
   Scalars: {
     JSON: { Input: unknown; Output: unknown };
     DateTime: { Input: Date; Output: Date | string };
+    /** A whole number within ±(2^53 − 1): feed sequences. */
+    SafeInt: { Input: number; Output: number };
   };
 }
 

@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind, type ValueNode } from "graphql";
-import { DateTimeResolver, JSONResolver } from "graphql-scalars";
+import { DateTimeResolver, JSONResolver, SafeIntResolver } from "graphql-scalars";
 import { builder } from "./builder";
 import { formatCount, limitError } from "../limits";
 import { jsonDepthExceeds } from "../limits/json-depth";
@@ -44,3 +44,4 @@ function literalDepthExceeds(ast: ValueNode, max: number): boolean {
 
 builder.addScalarType("JSON", JSONScalar);
 builder.addScalarType("DateTime", DateTimeResolver);
+builder.addScalarType("SafeInt", SafeIntResolver);

@@ -4,6 +4,7 @@ import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
 import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composites";
 import { ExecutionReader } from "./execution-reader";
+import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";
 import { GraphViews } from "./graph-views/graph-views";
 import { type ColumnServices, createColumnServices } from "./columns";
 import { createLineageServices, type LineageServices } from "./lineage";
@@ -27,14 +28,22 @@ export interface Services {
   lineage: LineageServices;
   columns: ColumnServices;
   graphViews: GraphViews;
+  /** Live feeds of what the commit path commits (subscriptions). Start it before serving (Feeds.start). */
+  feeds: Feeds;
 }
 
-/** `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list). */
-export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins): Services {
+/**
+ * `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list).
+ * `feeds`: the feeds' bounds and the broadcast that shares them across instances.
+ */
+export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins, feeds: FeedOptions = DEFAULT_FEED_OPTIONS): Services {
   const db = database.prisma;
   const registry = new OperationRegistry(db);
-  const commits = new TransactionPerUnit(db);
+  // Every committed event is appended to the feed log inside its transaction (the journal).
+  const feedLog = new FeedLog(db, database.provider);
+  const commits = new TransactionPerUnit(db, undefined, feedLog);
   const composites = new CompositeRegistry(db, commits, registry);
+  const lineage = createLineageServices(database);
   return {
     database,
     artifacts: new ArtifactReader(db),
@@ -45,8 +54,9 @@ export function createServices(database: Database, plugins: readonly ProvgraphPl
     recorder: new ExecutionRecorder(commits, registry, plugins),
     composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(db) },
     plugins,
-    lineage: createLineageServices(database),
+    lineage,
     columns: createColumnServices(database),
     graphViews: new GraphViews(db),
+    feeds: new Feeds(feedLog, commits, db, lineage.closures, feeds),
   };
 }

@@ -87,5 +87,6 @@ export async function tableCounts(t: TestApp) {
     datasetVersionUses: await db.datasetVersionUse.count(),
     columnEdges: await db.columnEdge.count(),
     datasetColumns: await db.datasetColumn.count(),
+    feedEvents: await db.feedEvent.count(),
   };
 }

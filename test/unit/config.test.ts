@@ -1,4 +1,4 @@
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from "../../src/config";
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, maskUrlPassword } from "../../src/config";
 import { maskDatabaseUrl } from "../../src/db/database-url";
 
 describe("configuration from the environment", () => {
@@ -10,6 +10,10 @@ describe("configuration from the environment", () => {
       logLevel: "info",
       migrateOnStart: true,
       shutdownGraceMs: 10_000,
+      redisUrl: null,
+      feedQueueLimit: 1_000,
+      feedReplayWindow: 100_000,
+      wsKeepAliveMs: 12_000,
     });
     expect(DEFAULT_DATABASE_URL).toBe("file:data/provgraph.db");
   });
@@ -19,6 +23,13 @@ describe("configuration from the environment", () => {
     expect(config).toMatchObject({ port: 4555, host: "::1", databaseUrl: "postgres://u:p@db:5432/x", logLevel: "debug", migrateOnStart: false });
   });
 
+  test("feeds: REDIS_URL (redis:// or rediss://, an optional database number), queue bound, replay window, WebSocket keep-alive", () => {
+    const config = loadConfig({ REDIS_URL: " rediss://feeds:s3cret@cache.internal:6380/2 ", FEED_QUEUE_LIMIT: "50", FEED_REPLAY_WINDOW: "5000", WS_KEEPALIVE_MS: "0" });
+    expect(config).toMatchObject({ redisUrl: "rediss://feeds:s3cret@cache.internal:6380/2", feedQueueLimit: 50, feedReplayWindow: 5000, wsKeepAliveMs: 0 });
+    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1" }).redisUrl).toBe("redis://127.0.0.1");
+    expect(loadConfig({ REDIS_URL: "  " }).redisUrl).toBeNull();
+  });
+
   test.each([
     [{ PORT: "http" }, "invalid configuration: PORT must be a whole number, got 'http'"],
     [{ PORT: "70000" }, "invalid configuration: PORT must be between 0 and 65535, got 70000"],
@@ -26,6 +37,14 @@ describe("configuration from the environment", () => {
     [{ DATABASE_URL: "mysql://x" }, "invalid configuration: DATABASE_URL must start with file: (SQLite) or postgres:// / postgresql://"],
     [{ DATABASE_URL: "file:" }, "invalid configuration: DATABASE_URL names no file after 'file:'"],
     [{ MIGRATE_ON_START: "maybe" }, "invalid configuration: MIGRATE_ON_START must be true or false, got 'maybe'"],
+    [{ REDIS_URL: "localhost:6379" }, "invalid configuration: REDIS_URL must start with redis:// or rediss://, got 'localhost:6379'"],
+    [{ REDIS_URL: "http://u:hunter2@cache:6379" }, "invalid configuration: REDIS_URL must start with redis:// or rediss://, got 'http://u:****@cache:6379/'"],
+    [{ REDIS_URL: "redis://" }, "invalid configuration: REDIS_URL names no host"],
+    [{ REDIS_URL: "redis://[oops" }, "invalid configuration: REDIS_URL is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)"],
+    [{ REDIS_URL: "redis://cache/feeds" }, "invalid configuration: REDIS_URL '/feeds' is not a database number (/0, /1, …)"],
+    [{ FEED_QUEUE_LIMIT: "0" }, "invalid configuration: FEED_QUEUE_LIMIT must be between 1 and 100000, got 0"],
+    [{ FEED_REPLAY_WINDOW: "lots" }, "invalid configuration: FEED_REPLAY_WINDOW must be a whole number, got 'lots'"],
+    [{ WS_KEEPALIVE_MS: "-5" }, "invalid configuration: WS_KEEPALIVE_MS must be a whole number, got '-5'"],
   ])("%j is refused with a clear message", (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError("", "").constructor as typeof ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -34,5 +53,11 @@ describe("configuration from the environment", () => {
   test("passwords are masked in database URLs", () => {
     expect(maskDatabaseUrl("postgresql://app:s3cret@db.internal:5432/prov")).toBe("postgresql://app:****@db.internal:5432/prov");
     expect(maskDatabaseUrl("file:./data/x.db")).toBe("file:./data/x.db");
+  });
+
+  test("passwords are masked in Redis URLs (with or without a user name)", () => {
+    expect(maskUrlPassword("redis://feeds:s3cret@cache:6379/0")).toBe("redis://feeds:****@cache:6379/0");
+    expect(maskUrlPassword("rediss://:s3cret@cache:6380")).toBe("rediss://:****@cache:6380");
+    expect(maskUrlPassword("redis://cache:6379")).toBe("redis://cache:6379");
   });
 });

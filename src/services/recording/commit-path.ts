@@ -29,7 +29,24 @@ export interface UnitScope {
  */
 export type RecordingUnit<T> = (tx: DbTx, scope: UnitScope) => Promise<T>;
 
-export type CommitListener = (events: readonly RecordingEvent[]) => void;
+/** What a journal answered for one event: its place in the feed and the time it was logged under. */
+export interface JournalReceipt {
+  sequence: number;
+  loggedAt: Date;
+}
+
+/**
+ * Keeps a transaction's events where they outlive the process (the feed log, src/services/feeds).
+ * Called once per transaction, inside it, after its units and just before the commit, with every
+ * event of the units it holds, in order; it answers one receipt per event, in the same order. It
+ * is on the hot path: one statement or two, never a read that grows with the store.
+ */
+export interface EventJournal {
+  append(tx: DbTx, events: readonly RecordingEvent[]): Promise<readonly JournalReceipt[]>;
+}
+
+/** `receipts[i]` is the journal's answer for `events[i]` (empty when the path has no journal). */
+export type CommitListener = (events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]) => void;
 
 /**
  * The one way recordings reach the database (DESIGN "Write path"): recordExecution, batches,
@@ -49,10 +66,14 @@ const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
 export class TransactionPerUnit implements CommitPath {
   private readonly listeners = new Set<CommitListener>();
 
-  /** `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed. */
+  /**
+   * `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed.
+   * `journal`: where each transaction's events are appended before it commits (none: events are only heard).
+   */
   constructor(
     private readonly db: Db,
     private readonly reportListenerError: (error: unknown) => void = (error) => process.emitWarning(`commit listener failed: ${String(error)}`),
+    private readonly journal?: EventJournal,
   ) {}
 
   async run<T>(unit: RecordingUnit<T>): Promise<T> {
@@ -62,11 +83,16 @@ export class TransactionPerUnit implements CommitPath {
         events.push(event);
       },
     };
-    const result = await this.db.$transaction((tx) => unit(tx, scope), TRANSACTION_OPTIONS);
+    let receipts: readonly JournalReceipt[] = [];
+    const result = await this.db.$transaction(async (tx) => {
+      const answer = await unit(tx, scope);
+      if (this.journal && events.length > 0) receipts = await this.journal.append(tx, events);
+      return answer;
+    }, TRANSACTION_OPTIONS);
     if (events.length > 0) {
       for (const listener of this.listeners) {
         try {
-          listener(events);
+          listener(events, receipts);
         } catch (error) {
           this.reportListenerError(error);
         }

@@ -2,7 +2,16 @@
 // OpenLineage ingestion) builds on these: a unit runs on the CommitPath; inside it, prepareExecution
 // runs the lineage pipeline (plugins) over a draft and stageExecution writes its rows — or, for an
 // execution recorded earlier that reports again (OpenLineage), stageAppend adds what is new.
-export { type CommitListener, type CommitPath, type RecordingEvent, type RecordingUnit, TransactionPerUnit, type UnitScope } from "./commit-path";
+export {
+  type CommitListener,
+  type CommitPath,
+  type EventJournal,
+  type JournalReceipt,
+  type RecordingEvent,
+  type RecordingUnit,
+  TransactionPerUnit,
+  type UnitScope,
+} from "./commit-path";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
 export { type OperationDeclarationInput, type OperationPlan, OperationRegistry, type PlannedOperation } from "./operation-registry";
 export { type PreparedExecution, type PrepareItem, prepareExecution, prepareExecutions, type StageableExecution } from "./prepared-execution";
