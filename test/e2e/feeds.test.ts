@@ -133,7 +133,7 @@ describe(`feeds over real sockets (${testProvider})`, () => {
     const refused = wsSubscribe(client, `subscription { runStatusChanged(runId: "nope") { status } }`);
     expect(await refused.ended).toEqual({});
     expect(refused.results).toEqual([
-      { errors: [{ message: "runId: 'nope' is not a valid run (run_…) id", locations: [{ line: 1, column: 16 }], path: ["runStatusChanged"], extensions: { code: "INVALID_ID", field: "runId", id: "nope", expected: "run (run_…)" } }] },
+      { errors: [{ message: "runId: 'nope' is not a valid run (run_… or an OpenLineage run UUID) id", locations: [{ line: 1, column: 16 }], path: ["runStatusChanged"], extensions: { code: "INVALID_ID", field: "runId", id: "nope", expected: "run (run_… or an OpenLineage run UUID)" } }] },
     ]);
     const next = wsSubscribe(client, FEED, {});
     await waitForLive(1);
