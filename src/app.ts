@@ -96,6 +96,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logger,
   });
   const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
+  for (const invariant of openLineage.invariants) services.integrity.register(invariant);
   await services.feeds.start();
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,

@@ -16,6 +16,7 @@ import "./column-lineage";
 import "./dataset";
 import "./openlineage";
 import "./subscription";
+import "./integrity";
 
 builder.queryType({});
 builder.mutationType({});

@@ -6,6 +6,7 @@ import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composi
 import { ExecutionReader } from "./execution-reader";
 import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";
 import { GraphViews } from "./graph-views/graph-views";
+import { CORE_INVARIANTS, IntegrityChecker } from "./integrity";
 import { type ColumnServices, createColumnServices } from "./columns";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
@@ -30,6 +31,8 @@ export interface Services {
   graphViews: GraphViews;
   /** Live feeds of what the commit path commits (subscriptions). Start it before serving (Feeds.start). */
   feeds: Feeds;
+  /** The store's invariants (integrityReport); rooms outside the core register theirs at start-up. */
+  integrity: IntegrityChecker;
 }
 
 /**
@@ -58,5 +61,6 @@ export function createServices(database: Database, plugins: readonly ProvgraphPl
     columns: createColumnServices(database),
     graphViews: new GraphViews(db),
     feeds: new Feeds(feedLog, commits, db, lineage.closures, feeds),
+    integrity: new IntegrityChecker(db, CORE_INVARIANTS),
   };
 }

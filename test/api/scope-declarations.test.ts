@@ -26,6 +26,7 @@ describe("every root field declares the scope it needs, and undeclared ones fail
     expect(Object.entries(queries).filter(([, scopes]) => JSON.stringify(scopes) !== '{"read":true}')).toEqual([
       ["apiTokens", { admin: true }],
       ["auditLog", { admin: true }],
+      ["integrityReport", { admin: true }],
     ]);
   });
 
