@@ -27,9 +27,8 @@ export interface Target {
 const TIMEOUT_MS = 20_000;
 
 /**
- * `clients` concurrent loops, each recording what a pipeline would (a source step, then a derived
- * step, a composite run or an OpenLineage batch) with content of its own, until stop() is called.
- * Each loop sends one request at a time and remembers every success answer.
+ * `clients` concurrent loops, each recording what a pipeline would with content of its own, until
+ * stop() is called. Each loop sends one request at a time and remembers every success answer.
  */
 export class LoadClients {
   private running = false;
@@ -70,26 +69,29 @@ export class LoadClients {
     await Promise.all(this.loops);
   }
 
+  /**
+   * A client records its pipeline's source step once (until acknowledged), then loops: three derived
+   * steps (each with edges: most of what a kill can cut in half), a composite run (PERSIST and DISCARD
+   * in turn) and an OpenLineage batch of one run's three events.
+   */
   private async loop(client: number): Promise<void> {
+    let raw: { name: string; id: string }[] | null = null;
+    for (let attempt = 0; !raw && this.running; attempt++) {
+      const source = await this.send(RECORD_EXECUTION, {
+        input: { operation: "source", operationVersion: "1", pipeline: `crash-${client}`, step: 1, inputs: [], outputs: [{ role: "raw", artifacts: drafts(`${this.label}-c${client}-${attempt}`, ["A0.csv", "A1.csv", "B0.csv", "B1.csv"]) }] },
+      });
+      raw = this.acknowledgeExecution(source?.recordExecution);
+    }
+    if (!raw) return;
+    const ids = (name: string) => raw!.find((o) => o.name === name)!.id;
     for (let i = 0; this.running; i++) {
       const label = `${this.label}-c${client}-${i}`;
-      const source = await this.send(RECORD_EXECUTION, {
-        input: { operation: "source", operationVersion: "1", pipeline: `crash-${client}`, step: 1, inputs: [], outputs: [{ role: "raw", artifacts: drafts(label, ["A0.csv", "A1.csv", "B0.csv", "B1.csv"]) }] },
-      });
-      const raw = this.acknowledgeExecution(source?.recordExecution);
-      if (!raw) continue;
-      const ids = (name: string) => raw.find((o) => o.name === name)!.id;
-      switch (i % 3) {
-        case 0:
-          this.acknowledgeExecution(
-            (await this.send(RECORD_EXECUTION, { input: { operation: "clean", operationVersion: "1", pipeline: `crash-${client}`, step: 2, inputs: [{ role: "data", artifactIds: [ids("A0.csv"), ids("A1.csv")] }], outputs: [{ role: "cleaned", artifacts: drafts(label, ["A0_clean.csv", "A1_clean.csv"]) }] } }))?.recordExecution,
-          );
-          break;
-        case 1: {
+      switch (i % 5) {
+        case 3: {
           const answer = (
             await this.send(RECORD_COMPOSITE, {
               input: {
-                composite: i % 2 === 0 ? "crash_persist" : "crash_discard",
+                composite: i % 10 === 3 ? "crash_persist" : "crash_discard",
                 compositeVersion: "1",
                 inputs: [
                   { role: "a", artifactIds: [ids("A0.csv"), ids("A1.csv")] },
@@ -109,8 +111,13 @@ export class LoadClients {
           } else if (answer) this.count(answer.code ?? answer.__typename);
           break;
         }
-        default:
+        case 4:
           await this.openLineageBatch(label);
+          break;
+        default:
+          this.acknowledgeExecution(
+            (await this.send(RECORD_EXECUTION, { input: { operation: "clean", operationVersion: "1", pipeline: `crash-${client}`, step: 2, inputs: [{ role: "data", artifactIds: [ids("A0.csv"), ids("A1.csv")] }], outputs: [{ role: "cleaned", artifacts: drafts(label, ["A0_clean.csv", "A1_clean.csv"]) }] } }))?.recordExecution,
+          );
       }
     }
   }
