@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import pg from "pg";
 import { type CrashFigures, formatFigures, runCrashScenario } from "./harness/crash-run";
 import { type CrashPostgres, givenCrashPostgres, startOwnCrashPostgres } from "./harness/postgres-cluster";
@@ -37,7 +38,7 @@ describe("crash suite: PostgreSQL (fsync on)", () => {
     await admin(cluster.url, (client) => client.query(`CREATE DATABASE "${name}"`));
     const url = new URL(cluster.url);
     url.pathname = `/${name}`;
-    figures = await runCrashScenario({ databaseUrl: url.toString(), label: "postgres", clients: CLIENTS, kills: KILLS, loadBetweenKillsMs: [500, 1500], seed: SEED, postgres: cluster });
+    figures = await runCrashScenario({ databaseUrl: url.toString(), label: "postgres", clients: CLIENTS, kills: KILLS, loadBetweenKillsMs: [500, 1500], seed: SEED, postgres: cluster, commitWrites: path.join(cluster.dataDirectory, "pg_wal") });
     process.stdout.write(`\n${formatFigures(figures)}\n`);
   }, 300_000);
   afterAll(async () => {
@@ -48,6 +49,7 @@ describe("crash suite: PostgreSQL (fsync on)", () => {
 
   test(`survived ${KILLS} kills and one immediate PostgreSQL stop, with writes acknowledged in between (executions, composites and OpenLineage runs)`, () => {
     expect([figures.kills, figures.databaseCrashes]).toEqual([KILLS, 1]);
+    expect(figures.killsAfterWrite).toBeGreaterThan(0);
     expect([figures.acknowledged.executions > 0, figures.acknowledged.composites > 0, figures.acknowledged.openLineageRuns > 0]).toEqual([true, true, true]);
     expect(figures.integrityChecks).toBe(KILLS + 2);
   });

@@ -17,13 +17,15 @@ describe("crash suite: SQLite", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "provgraph-crash-"));
 
   beforeAll(async () => {
-    figures = await runCrashScenario({ databaseUrl: `file:${path.join(dir, "crash.db")}`, label: "sqlite", clients: CLIENTS, kills: KILLS, loadBetweenKillsMs: [500, 1500], seed: SEED });
+    const file = path.join(dir, "crash.db");
+    figures = await runCrashScenario({ databaseUrl: `file:${file}`, label: "sqlite", clients: CLIENTS, kills: KILLS, loadBetweenKillsMs: [500, 1500], seed: SEED, commitWrites: `${file}-wal` });
     process.stdout.write(`\n${formatFigures(figures)}\n`);
   }, 240_000);
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   test(`survived ${KILLS} kills with writes acknowledged in between (executions, composites and OpenLineage runs)`, () => {
     expect(figures.kills).toBe(KILLS);
+    expect(figures.killsAfterWrite).toBeGreaterThan(0);
     expect([figures.acknowledged.executions > 0, figures.acknowledged.composites > 0, figures.acknowledged.openLineageRuns > 0]).toEqual([true, true, true]);
     expect(figures.integrityChecks).toBe(KILLS + 1);
   });

@@ -6,6 +6,7 @@ import { missingAcknowledged } from "./acknowledged-check";
 import { type Acknowledged, LoadClients } from "./load-clients";
 import type { CrashPostgres } from "./postgres-cluster";
 import { ServerControl } from "./server-control";
+import { nextWrite } from "./write-watch";
 
 export interface CrashRunOptions {
   /** The database the server runs on (a SQLite file URL, or a PostgreSQL database). */
@@ -19,6 +20,11 @@ export interface CrashRunOptions {
   seed: number;
   /** When given, PostgreSQL itself is stopped immediately once mid-load (after the middle kill) and started again. */
   postgres?: CrashPostgres;
+  /**
+   * What the database writes when it commits (SQLite's -wal file, PostgreSQL's pg_wal directory):
+   * every other kill waits, after its random delay, for the next write there and kills right after it.
+   */
+  commitWrites?: string;
   /** Extra environment for the server. */
   env?: Record<string, string>;
 }
@@ -27,6 +33,8 @@ export interface CrashFigures {
   label: string;
   seed: number;
   kills: number;
+  /** Of them, kills sent right after the database wrote (the rest on the timer alone). */
+  killsAfterWrite: number;
   databaseCrashes: number;
   /** Times the server had to be started again without being killed (it died by itself). */
   unexpectedExits: string[];
@@ -81,6 +89,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashF
   let integrityChecks = 0;
   let databaseCrashes = 0;
   let kills = 0;
+  let killsAfterWrite = 0;
   const checkIntegrity = async () => {
     await server.ensureRunning();
     const report = (await graphql(server.url!, INTEGRITY_REPORT)).integrityReport as { invariants: { name: string; violations: number; sample: { subject: string; detail: string }[] }[] };
@@ -107,6 +116,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashF
     for (let k = 1; k <= options.kills; k++) {
       await sleep(min + next() * (max - min));
       await server.ensureRunning();
+      if (options.commitWrites && k % 2 === 0 && (await nextWrite(options.commitWrites, max)) === "write") killsAfterWrite += 1;
       await server.kill();
       kills += 1;
       await server.start();
@@ -144,6 +154,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashF
     label: options.label,
     seed: options.seed,
     kills,
+    killsAfterWrite,
     databaseCrashes,
     unexpectedExits: server.unexpectedExits,
     requests: clients.figures.attempts,
@@ -162,7 +173,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashF
 export function formatFigures(f: CrashFigures): string {
   const totalViolations = Object.values(f.violations).reduce((a, b) => a + b, 0);
   const lines = [
-    `crash suite (${f.label}, seed ${f.seed}): ${f.kills} kills survived, ${f.databaseCrashes} database crashes, ${f.acknowledged.total} acknowledged writes checked ` +
+    `crash suite (${f.label}, seed ${f.seed}): ${f.kills} kills survived (${f.killsAfterWrite} right after a database write), ${f.databaseCrashes} database crashes, ${f.acknowledged.total} acknowledged writes checked ` +
       `(${f.acknowledged.executions} executions, ${f.acknowledged.composites} composites, ${f.acknowledged.openLineageRuns} OpenLineage runs), ${f.missing.length} lost, ` +
       `${totalViolations} invariant violations found in ${f.integrityChecks} integrity checks; ${f.requests} requests, ${f.transportFailures} cut by kills, ${f.unexpectedExits.length} unexpected exits, ${(f.elapsedMs / 1000).toFixed(1)} s`,
   ];

@@ -12,6 +12,8 @@ import path from "node:path";
 export interface CrashPostgres {
   /** An admin URL (the suite creates its own database on it). */
   url: string;
+  /** Its data directory (the suite watches pg_wal there to kill right after a commit). */
+  dataDirectory: string;
   stopImmediately(): void;
   start(): void;
   /** Stops a cluster this suite started (by pg_ctl, which signals the postmaster's PID); a given one is left running. */
@@ -26,6 +28,7 @@ function cluster(url: string, bin: string, data: string, user: string | undefine
   const options = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on -c full_page_writes=on`;
   return {
     url,
+    dataDirectory: data,
     stopImmediately: () => void runAs(user, pgCtl, ["-D", data, "-m", "immediate", "-w", "stop"]),
     start: () => void runAs(user, pgCtl, ["-D", data, "-l", path.join(path.dirname(data), "server.log"), "-w", "-t", "60", "-o", options, "start"]),
     dispose: () => {
