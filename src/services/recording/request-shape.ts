@@ -63,6 +63,8 @@ export function checkRequestShape(request: RecordExecutionRequest): RecordExecut
     entry.sources.forEach((source, j) => text(`lineage[${i}].sources[${j}]`, source));
   });
   text("agent", request.agent);
+  text("pins.codeVersion", request.pins?.codeVersion);
+  text("pins.imageDigest", request.pins?.imageDigest);
   const hasPipeline = request.pipeline != null;
   const hasStep = request.step != null;
   if (hasPipeline !== hasStep) throw new InvalidArgumentError(hasPipeline ? "step" : "pipeline", "pipeline and step are given together or not at all");
