@@ -49,9 +49,15 @@ export class CaseChecker {
 
   constructor(private readonly t: TestApp) {}
 
-  private async counts(): Promise<string> {
+  private async counts(): Promise<Record<string, number>> {
     const [row] = await this.t.app.database.prisma.$queryRawUnsafe<Record<string, number | bigint>[]>(COUNTS_SQL);
-    return TABLES.map((table) => `${table}=${Number(row[table])}`).join(" ");
+    return Object.fromEntries(TABLES.map((table) => [table, Number(row[table] ?? 0)]));
+  }
+
+  /** The tables whose counts differ, as "Table before → after", or null. */
+  private static changed(before: Record<string, number>, after: Record<string, number>): string | null {
+    const moved = TABLES.filter((table) => before[table] !== after[table]).map((table) => `${table} ${before[table]} → ${after[table]}`);
+    return moved.length > 0 ? moved.join(", ") : null;
   }
 
   private fail(kind: string, rule: string, request: string, answer: string): void {
@@ -98,7 +104,8 @@ export class CaseChecker {
         return this.fail(kind, `result ${answer.__typename} without a typed code`, request, text);
       } else this.outcome(kind, answer.code);
     }
-    if (!wrote && before !== after) this.fail(kind, `a failed mutation changed table counts: ${before} → ${after}`, request, text);
+    const moved = CaseChecker.changed(before, after);
+    if (!wrote && moved) this.fail(kind, `a failed mutation changed table counts: ${moved}`, request, text);
     return body.data?.[field];
   }
 
@@ -128,7 +135,8 @@ export class CaseChecker {
       wrote = false;
       this.outcome(kind, json.error.code);
     }
-    if (!wrote && before !== after) this.fail(kind, `a refused request changed table counts: ${before} → ${after}`, request, text);
+    const moved = CaseChecker.changed(before, after);
+    if (!wrote && moved) this.fail(kind, `a refused request changed table counts: ${moved}`, request, text);
   }
 
   private collectArtifacts(answer: any): void {
