@@ -1,0 +1,39 @@
+import { tableCounts } from "../support/recording";
+import { dataset, postEvent, postLineage, runEvent } from "../support/openlineage";
+import { createTestApp, type TestApp } from "../support/test-app";
+
+// Found by the fuzz suite (issue 13) on PostgreSQL: a U+0000 in a schema field's description (or an
+// error message, a facet …) reached a text column, which PostgreSQL refuses, and the route answered
+// HTTP 500 INTERNAL_SERVER_ERROR. Such an event is INVALID_EVENT, pointing at the string, on both databases.
+
+describe("an OpenLineage event holding U+0000", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const withDescription = (description: string) =>
+    runEvent({ outputs: [dataset("pg", "public.customers", { schema: { _producer: "https://example.org/p", _schemaURL: "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json", fields: [{ name: "id", description }] } })] });
+
+  test("is refused alone: 400 INVALID_EVENT with the pointer of the string, nothing written", async () => {
+    const before = await tableCounts(t);
+    const answer = await postEvent(t, withDescription("the key\u0000"));
+    expect([answer.status, answer.json.error.code, answer.json.error.pointer]).toEqual([400, "INVALID_EVENT", "/outputs/0/facets/schema/fields/0/description"]);
+    expect(await tableCounts(t)).toEqual(before);
+  });
+
+  test("in a batch, only that event is refused; in a key, the key is pointed at", async () => {
+    const failing = runEvent({ run: { runId: "2f1a4a0e-8c1e-4c1a-9f6e-0a1b2c3d4e5f", facets: { errorMessage: { _producer: "https://example.org/p", _schemaURL: "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json", message: "boom\u0000", programmingLanguage: "python" } } }, eventType: "FAIL" });
+    const keyed = runEvent({ job: { namespace: "a", name: "b", facets: { "x\u0000": {} } } });
+    const answer = await postLineage(t, JSON.stringify([withDescription("fine"), failing, keyed]), { "content-type": "application/json" }, "/api/v1/lineage/batch");
+    expect([answer.status, answer.json.results.map((r: any) => [r.status, r.error?.code ?? null, r.error?.pointer ?? null])]).toEqual([
+      207,
+      [
+        ["STORED", null, null],
+        ["REFUSED", "INVALID_EVENT", "/run/facets/errorMessage/message"],
+        ["REFUSED", "INVALID_EVENT", "/job/facets/x\u0000"],
+      ],
+    ]);
+  });
+});
