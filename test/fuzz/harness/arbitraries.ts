@@ -206,7 +206,7 @@ function paths(value: Json, prefix: (string | number)[] = [], out: (string | num
 
 interface Mutation {
   at: number;
-  op: "delete" | "replace" | "string" | "number" | "duplicate" | "empty";
+  op: "delete" | "replace" | "string" | "number" | "duplicate" | "empty" | "control";
   value: Json;
 }
 
@@ -241,6 +241,10 @@ function mutate(event: Json, mutations: readonly Mutation[]): Json {
         else if (Array.isArray(parent)) parent.push(structuredClone(current));
         else parent[`${String(key)}_copy`] = structuredClone(current);
         break;
+      case "control":
+        // NUL, a lone surrogate, an escape: text PostgreSQL refuses or that corrupts logs.
+        parent[key] = `${typeof current === "string" ? current : "x"}${["\u0000", "\ud800", "\u001b[31m"][Math.abs(Number(m.at)) % 3]}`;
+        break;
       case "empty":
         parent[key] = Array.isArray(current) ? [] : current && typeof current === "object" ? {} : "";
         break;
@@ -249,11 +253,12 @@ function mutate(event: Json, mutations: readonly Mutation[]): Json {
   return root;
 }
 
-const mutation: fc.Arbitrary<Mutation> = fc.record({ at: fc.nat(), op: fc.constantFrom("delete", "replace", "string", "number", "duplicate", "empty"), value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json> });
+const mutation: fc.Arbitrary<Mutation> = fc.record({ at: fc.nat(), op: fc.constantFrom("delete", "replace", "string", "number", "duplicate", "empty", "control"), value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json> });
 
 /**
  * An event drawn from the shared fixtures with a fresh runId (so it is stored, not a duplicate), then
- * mutated 0–4 times (a key deleted, a value replaced by other JSON, retyped, duplicated, emptied).
+ * mutated 0–4 times (a key deleted, a value replaced by other JSON, retyped, duplicated, emptied, or a
+ * control character or lone surrogate appended).
  */
 export function mutatedEvent(fixtures: readonly Json[]) {
   return fc.tuple(fc.nat(fixtures.length - 1), fc.uuid(), fc.array(mutation, { maxLength: 4 })).map(([index, uuid, mutations]) => {

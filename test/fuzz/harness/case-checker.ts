@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import type { TestApp } from "../../support/test-app";
 
 /** A case whose answer broke a rule: what was sent (shortened), what came back, which rule. */
@@ -62,6 +63,8 @@ export class CaseChecker {
 
   private fail(kind: string, rule: string, request: string, answer: string): void {
     this.failures.push({ kind, rule, request: shorten(request), answer: shorten(answer) });
+    // The whole case, to replay it: FUZZ_FAILURES=<file> appends one JSON line per failure.
+    if (process.env.FUZZ_FAILURES) fs.appendFileSync(process.env.FUZZ_FAILURES, `${JSON.stringify({ kind, rule, request, answer })}\n`);
   }
 
   private outcome(kind: string, what: string): void {
