@@ -15,6 +15,7 @@ import { requestIdOf, useRequestLog } from "./http/request-log";
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
+import type { EventJournal } from "./services/recording";
 import { createServices, type Services } from "./services/services";
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -42,12 +43,14 @@ export interface AppOptions {
   logger?: Logger;
   /** The recording pipeline's plugins (default: plugins/registry.ts defaultPlugins). */
   plugins?: readonly ProvgraphPlugin[];
+  /** The feed log the commit path writes in each recording transaction (see EventJournal). */
+  journal?: EventJournal;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
-  const services = createServices(database, options.plugins);
+  const services = createServices(database, { plugins: options.plugins, journal: options.journal });
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -102,8 +105,9 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
       const { applied } = await migrateDatabase(config.databaseUrl);
       if (applied.length) logger.info({ applied }, "applied database migrations");
     }
-    const database = openDatabase(config.databaseUrl);
+    const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl });
     await database.prisma.$queryRawUnsafe("SELECT 1");
+    await database.reader.$queryRawUnsafe("SELECT 1");
     return database;
   } catch (error) {
     throw new DatabaseUnavailableError(config.databaseUrl, error);

@@ -6,6 +6,11 @@ export interface Config {
   host: string;
   /** `file:<path>` (SQLite, the embedded default) or `postgres://…` / `postgresql://…`. */
   databaseUrl: string;
+  /**
+   * PostgreSQL only: a streaming replica of DATABASE_URL that reads are sent to (DATABASE_READ_URL);
+   * null = reads use the primary. Writes, and reads that must see the last commit, stay on the primary.
+   */
+  databaseReadUrl: string | null;
   logLevel: LogLevel;
   /** Apply pending migrations at start-up (default true; `MIGRATE_ON_START=false` to disable). */
   migrateOnStart: boolean;
@@ -35,6 +40,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: parsePort(env.PORT),
     host: env.HOST?.trim() || "127.0.0.1",
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
+    databaseReadUrl: parseDatabaseReadUrl(env.DATABASE_READ_URL, parseDatabaseUrl(env.DATABASE_URL)),
     logLevel: parseLogLevel(env.LOG_LEVEL),
     migrateOnStart: parseBoolean("MIGRATE_ON_START", env.MIGRATE_ON_START, true),
     shutdownGraceMs: parseInteger("SHUTDOWN_GRACE_MS", env.SHUTDOWN_GRACE_MS, 10_000, 0, 600_000),
@@ -66,6 +72,19 @@ function parseLogLevel(raw: string | undefined): LogLevel {
   const value = raw.trim().toLowerCase();
   if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
   throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}, got '${raw}'`);
+}
+
+function parseDatabaseReadUrl(raw: string | undefined, databaseUrl: string): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const value = raw.trim();
+  if (!/^postgres(ql)?:\/\//.test(value)) throw new ConfigError("DATABASE_READ_URL", "must be a postgres:// / postgresql:// URL (a streaming replica of DATABASE_URL)");
+  if (databaseUrl.startsWith("file:")) throw new ConfigError("DATABASE_READ_URL", "is for PostgreSQL replicas; DATABASE_URL is a SQLite file, whose reads already have a connection of their own");
+  try {
+    new URL(value);
+  } catch {
+    throw new ConfigError("DATABASE_READ_URL", "is not a valid PostgreSQL URL");
+  }
+  return value;
 }
 
 function parseDatabaseUrl(raw: string | undefined): string {

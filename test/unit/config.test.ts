@@ -7,6 +7,7 @@ describe("configuration from the environment", () => {
       port: 4000,
       host: "127.0.0.1",
       databaseUrl: DEFAULT_DATABASE_URL,
+      databaseReadUrl: null,
       logLevel: "info",
       migrateOnStart: true,
       shutdownGraceMs: 10_000,
@@ -26,9 +27,22 @@ describe("configuration from the environment", () => {
     [{ DATABASE_URL: "mysql://x" }, "invalid configuration: DATABASE_URL must start with file: (SQLite) or postgres:// / postgresql://"],
     [{ DATABASE_URL: "file:" }, "invalid configuration: DATABASE_URL names no file after 'file:'"],
     [{ MIGRATE_ON_START: "maybe" }, "invalid configuration: MIGRATE_ON_START must be true or false, got 'maybe'"],
+    [{ DATABASE_URL: "postgres://u@db/x", DATABASE_READ_URL: "file:replica.db" }, "invalid configuration: DATABASE_READ_URL must be a postgres:// / postgresql:// URL (a streaming replica of DATABASE_URL)"],
+    [
+      { DATABASE_READ_URL: "postgres://u@replica/x" },
+      "invalid configuration: DATABASE_READ_URL is for PostgreSQL replicas; DATABASE_URL is a SQLite file, whose reads already have a connection of their own",
+    ],
   ])("%j is refused with a clear message", (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError("", "").constructor as typeof ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  test("DATABASE_READ_URL sends reads to a PostgreSQL replica of DATABASE_URL", () => {
+    expect(loadConfig({ DATABASE_URL: "postgres://u:p@primary:5432/prov", DATABASE_READ_URL: " postgresql://u:p@replica:5432/prov " })).toMatchObject({
+      databaseUrl: "postgres://u:p@primary:5432/prov",
+      databaseReadUrl: "postgresql://u:p@replica:5432/prov",
+    });
+    expect(loadConfig({ DATABASE_URL: "postgres://u:p@primary:5432/prov", DATABASE_READ_URL: "" }).databaseReadUrl).toBeNull();
   });
 
   test("passwords are masked in database URLs", () => {

@@ -116,7 +116,7 @@ export class ClosureReader {
   async closure(query: ClosureQuery): Promise<Closure> {
     const plan = planClosure(query);
     const { sql, params } = closureStatement(this.database.provider, plan);
-    const rows = await this.database.prisma.$queryRawUnsafe<ClosureRow[]>(sql, ...params);
+    const rows = await this.database.reader.$queryRawUnsafe<ClosureRow[]>(sql, ...params);
     return closureFromRows(plan, rows);
   }
 }

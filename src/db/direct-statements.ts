@@ -1,0 +1,142 @@
+import BetterSqlite3 from "better-sqlite3";
+import type { ArgType, SqlQueryable } from "@prisma/driver-adapter-utils";
+import type { DatabaseProvider } from "./database-url";
+
+/** A result set as the driver gives it: column names, and each row as values in that order. */
+export interface RawRows {
+  columnNames: string[];
+  rows: unknown[][];
+}
+
+/**
+ * Statements sent straight to the driver — inside a transaction Prisma opened, or on the read
+ * connection — past Prisma's query pipeline, which serialises every parameter into a JSON request,
+ * plans it and maps every result value (about 0.2 ms a statement plus ~1.5 µs a parameter here;
+ * ../shared/notes/prisma-write-throughput.md). Counted by Database.statementCount like the rest.
+ * Values: strings, numbers, booleans, dates and null.
+ *
+ * On SQLite they run on the connection's better-sqlite3 handle itself, through prepared statements
+ * kept per SQL text (preparing a 50-row INSERT costs more than running 50 one-row ones); on
+ * PostgreSQL through the adapter's transaction, one statement at a time on its connection.
+ */
+export interface DirectStatements {
+  provider: DatabaseProvider;
+  query(sql: string, params: readonly unknown[]): Promise<RawRows>;
+  execute(sql: string, params: readonly unknown[]): Promise<number>;
+  /**
+   * SQLite only (undefined elsewhere): runs one prepared statement once per row, synchronously,
+   * returning each row's RETURNING values (an empty array where it returned none, e.g. a conflict ignored).
+   */
+  runEach?(sql: string, rows: readonly (readonly unknown[])[]): unknown[][];
+}
+
+const argTypeOf = (value: unknown): ArgType => ({
+  scalarType: typeof value === "number" ? (Number.isInteger(value) ? "int" : "float") : typeof value === "boolean" ? "boolean" : value instanceof Date ? "datetime" : "string",
+  arity: "scalar",
+});
+
+/** Through the adapter (PostgreSQL, or a SQLite adapter whose handle we cannot reach). */
+function throughAdapter(queryable: SqlQueryable, provider: DatabaseProvider): DirectStatements {
+  const query = (sql: string, params: readonly unknown[]) => ({ sql, args: [...params], argTypes: params.map(argTypeOf) });
+  return {
+    provider,
+    query: async (sql, params) => {
+      const result = await queryable.queryRaw(query(sql, params));
+      return { columnNames: result.columnNames, rows: result.rows };
+    },
+    execute: (sql, params) => queryable.executeRaw(query(sql, params)),
+  };
+}
+
+/** Values as @prisma/adapter-better-sqlite3 stores them: dates as ISO text with +00:00, booleans as 1/0. */
+function sqliteValue(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString().replace("Z", "+00:00");
+  if (typeof value === "boolean") return value ? 1 : 0;
+  return value;
+}
+
+/** Integers come back as BigInt (the adapter turns safe integers on); as numbers when safe, as the adapter does. */
+function fromSqlite(row: unknown[]): unknown[] {
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i];
+    if (typeof value === "bigint") row[i] = Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  }
+  return row;
+}
+
+const STATEMENT_CACHE_SIZE = 200;
+const statementCaches = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+
+function prepared(handle: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+  let cache = statementCaches.get(handle);
+  if (!cache) statementCaches.set(handle, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) {
+    statement = handle.prepare(sql);
+    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(sql, statement);
+  }
+  return statement;
+}
+
+function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void): DirectStatements {
+  const run = (sql: string, params: readonly unknown[]) => {
+    onStatement();
+    return { statement: prepared(handle, sql), args: params.map(sqliteValue) };
+  };
+  return {
+    provider: "sqlite",
+    query: async (sql, params) => {
+      const { statement, args } = run(sql, params);
+      if (!statement.reader) {
+        statement.run(...args);
+        return { columnNames: [], rows: [] };
+      }
+      return { columnNames: statement.columns().map((column) => column.name), rows: (statement.raw(true).all(...args) as unknown[][]).map(fromSqlite) };
+    },
+    execute: async (sql, params) => {
+      const { statement, args } = run(sql, params);
+      return statement.run(...args).changes;
+    },
+    runEach: (sql, rows) => {
+      const statement = prepared(handle, sql);
+      const returned: unknown[][] = [];
+      if (statement.reader) statement.raw(true);
+      for (const row of rows) {
+        onStatement();
+        const args = row.map(sqliteValue);
+        if (!statement.reader) {
+          statement.run(...args);
+          continue;
+        }
+        const values = statement.get(...args) as unknown[] | undefined;
+        returned.push(values ? fromSqlite(values) : []);
+      }
+      return returned;
+    },
+  };
+}
+
+/**
+ * The direct way into an adapter queryable (a transaction, or an adapter's own connection). The
+ * better-sqlite3 adapter keeps its driver handle in `client`; if a later adapter hides it, the
+ * statements fall back to the adapter's own query methods (same SQL, slower).
+ */
+export function directStatementsOver(queryable: SqlQueryable, provider: DatabaseProvider, onStatement: () => void): DirectStatements {
+  const handle = (queryable as unknown as { client?: unknown }).client;
+  if (provider === "sqlite" && handle instanceof BetterSqlite3) return onSqliteHandle(handle, onStatement);
+  return throughAdapter(queryable, provider);
+}
+
+// The transaction client Prisma hands a unit → the same transaction, direct. Set by
+// Database.transaction for the transactions it opens; absent for any other.
+const byTransactionClient = new WeakMap<object, DirectStatements>();
+
+export function attachDirectStatements(tx: object, statements: DirectStatements): void {
+  byTransactionClient.set(tx, statements);
+}
+
+/** The direct way into the transaction `tx` belongs to, when Database.transaction opened it. */
+export function directStatementsOf(tx: object): DirectStatements | undefined {
+  return byTransactionClient.get(tx);
+}
