@@ -5,10 +5,11 @@ import { CONFIG_INPUT_ROLE, type DraftExecution, type InputArtifact, type Output
 import type { DbTx } from "../../db/client";
 import { NotFoundError } from "../errors";
 import { artifactIdFor, isIdOfKind, type RunId, type SpecId } from "../ids";
-import { type ArtifactRecord, type OperationRecord, toArtifactRecord } from "../records";
+import type { ArtifactRecord, OperationRecord } from "../records";
 import { declarationOf } from "./operation-registry";
 import type { PendingRecords } from "./pending-records";
 import type { RecordExecutionRequest } from "./request-shape";
+import { storedArtifacts } from "./stored-artifacts";
 
 /**
  * The request as plugins see it: inputs and the artifacts params reference read from the store,
@@ -27,7 +28,7 @@ export async function buildDraft(
   const pending = context.pending;
   const references = artifactReferencesIn(request.params);
   const wanted = [...new Set([...request.inputs.flatMap((i) => i.artifactIds), ...references.filter((id) => isIdOfKind(id, "artifact"))])];
-  const found = wanted.length === 0 ? [] : (await tx.artifact.findMany({ where: { id: { in: wanted } } })).map(toArtifactRecord);
+  const found = await storedArtifacts(tx, wanted);
   const stored = new Map(found.map((a) => [a.id as string, a]));
   for (const id of wanted) if (!stored.has(id) && pending?.artifacts.has(id)) stored.set(id, pending.artifacts.get(id)!);
   request.inputs.forEach(({ artifactIds }, i) =>
