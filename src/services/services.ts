@@ -7,9 +7,13 @@ import { ExecutionReader } from "./execution-reader";
 import { GraphViews } from "./graph-views/graph-views";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
-import { type CommitPath, ExecutionRecorder, OperationRegistry, TransactionPerUnit } from "./recording";
+import { type CommitPath, type EventJournal, ExecutionRecorder, GroupCommit, OperationRegistry } from "./recording";
 
-/** The core, as the GraphQL layer sees it: one object per concern, all over one database. */
+/**
+ * The core, as the GraphQL layer sees it: one object per concern, all over one database. Reads go
+ * to the read client (database.reader: another connection, or a replica); writes go through the one
+ * commit path on the writer; registries read what must be fresh from the primary (primaryReader).
+ */
 export interface Services {
   database: Database;
   artifacts: ArtifactReader;
@@ -25,22 +29,28 @@ export interface Services {
   graphViews: GraphViews;
 }
 
-/** `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list). */
-export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins): Services {
-  const db = database.prisma;
-  const registry = new OperationRegistry(db);
-  const commits = new TransactionPerUnit(db);
-  const composites = new CompositeRegistry(db, commits, registry);
+export interface ServiceOptions {
+  /** The recording pipeline's plugins, in order (plugins/registry.ts has the default list). */
+  plugins?: readonly ProvgraphPlugin[];
+  /** The feed log the commit path writes in each transaction (see EventJournal). */
+  journal?: EventJournal;
+}
+
+export function createServices(database: Database, { plugins = defaultPlugins, journal }: ServiceOptions = {}): Services {
+  const read = database.reader;
+  const commits = new GroupCommit(database, { journal });
+  const registry = new OperationRegistry(database.primaryReader, commits);
+  const composites = new CompositeRegistry(database.primaryReader, commits, registry);
   return {
     database,
-    artifacts: new ArtifactReader(db),
-    executions: new ExecutionReader(db),
-    operations: new OperationReader(db),
+    artifacts: new ArtifactReader(read),
+    executions: new ExecutionReader(read),
+    operations: new OperationReader(read),
     registry,
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins),
-    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(db) },
+    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(read) },
     lineage: createLineageServices(database),
-    graphViews: new GraphViews(db),
+    graphViews: new GraphViews(read),
   };
 }

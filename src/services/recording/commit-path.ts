@@ -29,7 +29,22 @@ export interface UnitScope {
  */
 export type RecordingUnit<T> = (tx: DbTx, scope: UnitScope) => Promise<T>;
 
-export type CommitListener = (events: readonly RecordingEvent[]) => void;
+/**
+ * Hears what one transaction committed: every event of the units it held, in the order they ran,
+ * and the journal's receipts for them (empty without a journal).
+ */
+export type CommitListener = (events: readonly RecordingEvent[], receipts: readonly unknown[]) => void;
+
+/**
+ * An append-only log of recording events written in the recording's own transaction (the feed
+ * log): called once per transaction, inside it, after its units and just before COMMIT, with
+ * every event of the units that transaction keeps, in order; what it returns (one receipt per
+ * event, e.g. feed positions) reaches the listeners with the events. If it throws, the
+ * transaction rolls back.
+ */
+export interface EventJournal {
+  append(tx: DbTx, events: readonly RecordingEvent[]): Promise<readonly unknown[]>;
+}
 
 /**
  * The one way recordings reach the database (DESIGN "Write path"): recordExecution, batches,
@@ -43,17 +58,48 @@ export interface CommitPath {
 }
 
 /** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
-const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
+export const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
 
-/** The simplest commit path: one database transaction per unit. */
-export class TransactionPerUnit implements CommitPath {
+export const warnOnListenerError = (error: unknown) => process.emitWarning(`commit listener failed: ${String(error)}`);
+
+/** Listeners of a commit path; a listener that throws is reported and does not stop the others. */
+export class CommitListeners {
   private readonly listeners = new Set<CommitListener>();
+
+  constructor(private readonly reportListenerError: (error: unknown) => void) {}
+
+  add(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  announce(events: readonly RecordingEvent[], receipts: readonly unknown[]): void {
+    if (events.length === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(events, receipts);
+      } catch (error) {
+        this.reportListenerError(error);
+      }
+    }
+  }
+}
+
+/**
+ * The simplest commit path: one database transaction per unit (the commit path of record is
+ * GroupCommit; this one stays for tools and tests that want no coalescing).
+ */
+export class TransactionPerUnit implements CommitPath {
+  private readonly listeners: CommitListeners;
 
   /** `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed. */
   constructor(
     private readonly db: Db,
-    private readonly reportListenerError: (error: unknown) => void = (error) => process.emitWarning(`commit listener failed: ${String(error)}`),
-  ) {}
+    reportListenerError: (error: unknown) => void = warnOnListenerError,
+    private readonly journal?: EventJournal,
+  ) {
+    this.listeners = new CommitListeners(reportListenerError);
+  }
 
   async run<T>(unit: RecordingUnit<T>): Promise<T> {
     const events: RecordingEvent[] = [];
@@ -62,21 +108,17 @@ export class TransactionPerUnit implements CommitPath {
         events.push(event);
       },
     };
-    const result = await this.db.$transaction((tx) => unit(tx, scope), TRANSACTION_OPTIONS);
-    if (events.length > 0) {
-      for (const listener of this.listeners) {
-        try {
-          listener(events);
-        } catch (error) {
-          this.reportListenerError(error);
-        }
-      }
-    }
+    let receipts: readonly unknown[] = [];
+    const result = await this.db.$transaction(async (tx) => {
+      const value = await unit(tx, scope);
+      if (this.journal && events.length > 0) receipts = await this.journal.append(tx, events);
+      return value;
+    }, TRANSACTION_OPTIONS);
+    this.listeners.announce(events, receipts);
     return result;
   }
 
   onCommitted(listener: CommitListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 }
