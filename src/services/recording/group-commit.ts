@@ -81,7 +81,7 @@ export class GroupCommit implements CommitPath {
     return this.listeners.add(listener);
   }
 
-  /** Transactions committed and the units they held (rolled-back units included), since start: how well units coalesce. */
+  /** Since start: transactions committed, and units run (whether they were kept or rolled back): how well units coalesce. */
   stats(): { transactions: number; units: number } {
     return { transactions: this.transactions, units: this.units };
   }
@@ -129,10 +129,8 @@ export class GroupCommit implements CommitPath {
     } catch (error) {
       if (!(error instanceof FirstUnitFailed)) failure = { error };
     }
-    if (!failure && ran.some((r) => r.outcome.ok)) {
-      this.transactions += 1;
-      this.units += ran.length;
-    }
+    this.units += ran.length;
+    if (!failure && ran.some((r) => r.outcome.ok)) this.transactions += 1;
     if (!failure) this.listeners.announce(ran.flatMap((r) => (r.outcome.ok ? r.outcome.events : [])), receipts);
     for (const { queued, outcome } of ran) {
       if (!outcome.ok) queued.reject(outcome.error);
