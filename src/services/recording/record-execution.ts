@@ -1,7 +1,8 @@
 import type { ProvgraphPlugin } from "../../../plugins/types";
 import { InvalidArgumentError, NotFoundError } from "../errors";
-import { newRunId } from "../ids";
-import type { CommitPath } from "./commit-path";
+import { newRunId, type RunId, type SpecId } from "../ids";
+import type { OperationRecord } from "../records";
+import type { CommitPath, RecordingUnit } from "./commit-path";
 import type { OperationRegistry } from "./operation-registry";
 import { prepareExecution } from "./prepared-execution";
 import { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
@@ -25,16 +26,40 @@ export class ExecutionRecorder {
   ) {}
 
   async record(reported: RecordExecutionRequest): Promise<RecordedExecution> {
+    return this.commits.run(this.unitOf(await this.plan(reported)));
+  }
+
+  /**
+   * A batch (recordExecutions, OpenLineage batches): every execution its own unit, all handed to the
+   * commit path at once and in order, so they share transactions (group commit) and each sees the
+   * ones before it. One outcome per request, in order: what was recorded, or why it was not.
+   */
+  async recordMany(reported: readonly RecordExecutionRequest[]): Promise<PromiseSettledResult<RecordedExecution>[]> {
+    const plans = await Promise.allSettled(reported.map((request) => this.plan(request)));
+    return Promise.allSettled(plans.map((plan) => (plan.status === "fulfilled" ? this.commits.run(this.unitOf(plan.value)) : Promise.reject(plan.reason))));
+  }
+
+  /** What can be decided before the unit: the request's shape, its operation, its ids. */
+  private async plan(reported: RecordExecutionRequest): Promise<Plan> {
     const request = checkRequestShape(reported);
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
     if (operation.kind === "COMPOSITE") throw new InvalidArgumentError("operation", `${operation.name}@${operation.version} is a composite: record its runs with recordCompositeExecution`);
-    const ids = { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() };
-    return this.commits.run(async (tx, scope) => {
+    return { request, operation, ids: { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() } };
+  }
+
+  private unitOf({ request, operation, ids }: Plan): RecordingUnit<RecordedExecution> {
+    return async (tx, scope) => {
       const prepared = await prepareExecution(tx, this.plugins, operation, request, ids);
       const recorded = recordedExecutionOf(prepared, await stageExecution(tx, prepared));
       scope.emit({ type: "EXECUTION_RECORDED", execution: recorded.execution, edges: recorded.edges });
       return recorded;
-    });
+    };
   }
+}
+
+interface Plan {
+  request: RecordExecutionRequest;
+  operation: OperationRecord;
+  ids: { runId: RunId; specId: SpecId; recordedAt: Date };
 }
