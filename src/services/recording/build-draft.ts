@@ -10,6 +10,9 @@ import { declarationOf } from "./operation-registry";
 import type { PendingRecords } from "./pending-records";
 import type { RecordExecutionRequest } from "./request-shape";
 import { storedArtifacts } from "./stored-artifacts";
+import { yieldToEventLoop } from "./yield";
+
+const OUTPUTS_PER_TURN = 2_000;
 
 /**
  * The request as plugins see it: inputs and the artifacts params reference read from the store,
@@ -51,10 +54,13 @@ export async function buildDraft(
   const inputs = request.inputs.flatMap(({ role, artifactIds }) => artifactIds.map((id) => inputAt(id, role, next(inputPositions, role))));
   const outputTypes = new Map(operation.outputs.map((role) => [role.role, role.artifactType]));
   const outputPositions = new Map<string, number>();
-  const outputs = request.outputs.flatMap(({ role, artifacts }) =>
-    artifacts.map((artifact): OutputDraft => {
-      const artifactType = outputTypes.get(role) ?? null;
-      return {
+  const outputs: OutputDraft[] = [];
+  for (const { role, artifacts } of request.outputs) {
+    const artifactType = outputTypes.get(role) ?? null;
+    for (const artifact of artifacts) {
+      // Hashing ids is the costly part of a big execution: let other work run every few thousand.
+      if (outputs.length > 0 && outputs.length % OUTPUTS_PER_TURN === 0) await yieldToEventLoop();
+      outputs.push({
         // An undeclared role gets no id of its own; artifact validation refuses it before anything is staged.
         id: artifactType === null ? "" : artifactIdFor(artifactType, artifact.contentHash),
         role,
@@ -63,9 +69,9 @@ export async function buildDraft(
         contentHash: artifact.contentHash,
         artifactType,
         metadata: artifact.metadata ?? null,
-      };
-    }),
-  );
+      });
+    }
+  }
   const declaration = declarationOf(operation);
   const draft: DraftExecution = {
     runId,

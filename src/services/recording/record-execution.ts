@@ -6,7 +6,7 @@ import type { CommitPath, RecordingUnit } from "./commit-path";
 import type { OperationRegistry } from "./operation-registry";
 import { prepareExecution } from "./prepared-execution";
 import { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
-import { checkRequestShape, type RecordExecutionRequest } from "./request-shape";
+import { checkRequestShapeInTurns, type RecordExecutionRequest } from "./request-shape";
 import { specIdOf } from "./spec-id";
 import { stageExecution } from "./stage";
 
@@ -41,7 +41,7 @@ export class ExecutionRecorder {
 
   /** What can be decided before the unit: the request's shape, its operation, its ids. */
   private async plan(reported: RecordExecutionRequest): Promise<Plan> {
-    const request = checkRequestShape(reported);
+    const request = await checkRequestShapeInTurns(reported);
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
     if (operation.kind === "COMPOSITE") throw new InvalidArgumentError("operation", `${operation.name}@${operation.version} is a composite: record its runs with recordCompositeExecution`);
