@@ -92,11 +92,16 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // Prisma assumes SQLite's historic 999-variable limit and splits `IN (…)` lists above it,
     // so statement counts would grow with result size; the SQLite in better-sqlite3 12 allows 32,766.
     const info: ConnectionInfo = { maxBindValues: 32_766, supportsRelationJoins: false };
-    prisma = new SqlitePrismaClient({ adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: info, onTransaction }) });
+    // Savepoints (one per unit of a group commit) keep the pages they change in a sub-journal, and
+    // closures sort in temporary b-trees: in memory rather than in temporary files.
+    const onConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY");
+    prisma = new SqlitePrismaClient({
+      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: info, onTransaction, onConnect }),
+    });
     // A second connection, read-only: in WAL mode it reads the last commit while the writer writes.
     readerAdapter = { adapter: undefined };
     reader = new SqlitePrismaClient({
-      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000, readonly: true }), countStatement, { connectionInfo: info, slot: readerAdapter }),
+      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000, readonly: true }), countStatement, { connectionInfo: info, slot: readerAdapter, onConnect }),
     });
     primaryReader = reader;
   } else {
@@ -157,9 +162,11 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
     wrapTransaction?: (transaction: Transaction) => Transaction;
     onTransaction?: (transaction: Transaction) => void;
     slot?: AdapterSlot;
+    /** Runs once on each connection the factory opens (connection settings), before Prisma uses it. */
+    onConnect?: (adapter: SqlDriverAdapter) => Promise<void>;
   } = {},
 ): F {
-  const { connectionInfo, wrapTransaction = (transaction: Transaction) => transaction, onTransaction, slot } = options;
+  const { connectionInfo, wrapTransaction = (transaction: Transaction) => transaction, onTransaction, slot, onConnect } = options;
   const countQueryable = <T extends SqlDriverAdapter | Transaction>(target: T): T =>
     new Proxy(target, {
       get(obj, prop, receiver) {
@@ -189,7 +196,9 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
       const value = Reflect.get(obj, prop, receiver);
       if (prop === "connect")
         return async () => {
-          const adapter = countQueryable(await (value as () => Promise<SqlDriverAdapter>).call(obj));
+          const connected = await (value as () => Promise<SqlDriverAdapter>).call(obj);
+          await onConnect?.(connected);
+          const adapter = countQueryable(connected);
           if (slot) slot.adapter = adapter;
           return adapter;
         };

@@ -13,7 +13,8 @@ export interface RawRows {
  * connection — past Prisma's query pipeline, which serialises every parameter into a JSON request,
  * plans it and maps every result value (about 0.2 ms a statement plus ~1.5 µs a parameter here;
  * ../shared/notes/prisma-write-throughput.md). Counted by Database.statementCount like the rest.
- * Values: strings, numbers, booleans, dates and null.
+ * Values: strings, numbers, booleans, dates and null. Results: integers as numbers, except 64-bit
+ * ones on PostgreSQL (COUNT, BIGINT), which node-postgres gives as text.
  *
  * On SQLite they run on the connection's better-sqlite3 handle itself, through prepared statements
  * kept per SQL text (preparing a 50-row INSERT costs more than running 50 one-row ones); on
