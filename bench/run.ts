@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { runClosureBench } from "./closure-bench";
 import { runCompositeBench } from "./composite-bench";
+import { runConcurrencyBench } from "./concurrency-bench";
 import { runIngestBench } from "./ingest-bench";
 import { ensureServerBuilt } from "./server-process";
 
@@ -33,6 +34,8 @@ async function main() {
   ensureServerBuilt(log);
   if (wanted("ingest")) results.ingest = await runIngestBench({ quick, log, dataDir });
   if (pgUrl && wanted("ingest")) results.ingestPg = await runIngestBench({ quick, log, dataDir, pgUrl });
+  if (wanted("concurrency")) results.concurrency = await runConcurrencyBench({ quick, log, dataDir });
+  if (pgUrl && wanted("concurrency")) results.concurrencyPg = await runConcurrencyBench({ quick, log, dataDir, pgUrl });
   if (wanted("closure")) results.closure = await runClosureBench({ quick, log, dataDir });
   if (pgUrl && wanted("closure")) results.closurePg = await runClosureBench({ quick, log, dataDir, pgUrl });
   if (wanted("composite")) results.composite = await runCompositeBench({ quick, log, dataDir });
