@@ -9,6 +9,7 @@ import { PrismaClient as PgPrismaClient } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
 import { attachDirectStatements, type DirectStatements, directStatementsOver, type RawRows } from "./direct-statements";
 import { serializeStatements } from "./serialized-transaction";
+import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer";
 
 /**
  * The typed Prisma client. Both generated clients (SQLite and PostgreSQL) expose the same model
@@ -86,6 +87,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   let readerAdapter: AdapterSlot;
   let primaryReader: Db;
   let readUrl: string | null = null;
+  let checkpointer: WalCheckpointer | undefined;
   if (provider === "sqlite") {
     const file = sqliteFilePath(url);
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -95,8 +97,11 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // Savepoints (one per unit of a group commit) keep the pages they change in a sub-journal, and
     // closures sort in temporary b-trees: in memory rather than in temporary files.
     const onConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY");
+    // The writer never checkpoints inside a COMMIT: a worker thread does (wal-checkpointer.ts).
+    checkpointer = startWalCheckpointer(file);
+    const onWriterConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0");
     prisma = new SqlitePrismaClient({
-      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: info, onTransaction, onConnect }),
+      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: info, onTransaction, onConnect: onWriterConnect }),
     });
     // A second connection, read-only: in WAL mode it reads the last commit while the writer writes.
     readerAdapter = { adapter: undefined };
@@ -140,6 +145,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     },
     close: async () => {
       await Promise.all([prisma.$disconnect(), reader.$disconnect()]);
+      await checkpointer?.stop();
     },
   };
 }
