@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { migrateDatabase } from "../src/db/migrate";
+import { startWalCheckpointer } from "../src/db/wal-checkpointer";
 import { artifactIdFor, newRunId, operationIdFor, specIdFrom } from "../src/services/ids";
 import { groupIdFor } from "../src/services/recording";
 import type { GraphQLClient } from "./http-client";
@@ -99,12 +100,16 @@ const OPERATION_ID = operationIdFor("transform", "1");
 
 /**
  * The raw SQLite side: prepared statements on better-sqlite3, one row per statement (the driver's
- * fastest way), in transactions of `perTransaction` executions. Same file settings as provgraph's
- * (migrated the same way: WAL, the driver's default synchronous = NORMAL).
+ * fastest way), in transactions of `perTransaction` executions. Same settings as provgraph's writer
+ * (migrated the same way: WAL, the driver's default synchronous = NORMAL; checkpoints by a worker
+ * thread, never inside a COMMIT).
  */
 export async function rawSqliteWriter(file: string, work: Workload, label: string) {
   await migrateDatabase(`file:${file}`);
   const db = new BetterSqlite3(file);
+  db.pragma("temp_store = MEMORY");
+  db.pragma("wal_autocheckpoint = 0");
+  const checkpointer = startWalCheckpointer(file);
   const time = (date: Date) => date.toISOString().replace("Z", "+00:00");
   db.prepare(`INSERT INTO "Operation" (id, name, version, kind, declaration, "createdAt") VALUES (?, 'transform', '1', 'CREATOR', '{}', ?) ON CONFLICT DO NOTHING`).run(OPERATION_ID, time(new Date()));
   const insertArtifact = db.prepare(`INSERT INTO "Artifact" (id, "artifactType", "contentHash", "originalName", metadata, "createdAt") VALUES (?, 'csv', ?, ?, NULL, ?) ON CONFLICT DO NOTHING`);
@@ -136,7 +141,10 @@ export async function rawSqliteWriter(file: string, work: Workload, label: strin
         commit.run();
       }
     },
-    close: () => db.close(),
+    close: async () => {
+      db.close();
+      await checkpointer.stop();
+    },
   };
 }
 

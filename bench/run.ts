@@ -10,6 +10,7 @@ import { runClosureBench } from "./closure-bench";
 import { runCompositeBench } from "./composite-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
 import { runIngestBench } from "./ingest-bench";
+import { runReadsDuringWritesBench } from "./reads-during-writes-bench";
 import { ensureServerBuilt } from "./server-process";
 
 function argument(name: string): string | undefined {
@@ -36,6 +37,8 @@ async function main() {
   if (pgUrl && wanted("ingest")) results.ingestPg = await runIngestBench({ quick, log, dataDir, pgUrl });
   if (wanted("concurrency")) results.concurrency = await runConcurrencyBench({ quick, log, dataDir });
   if (pgUrl && wanted("concurrency")) results.concurrencyPg = await runConcurrencyBench({ quick, log, dataDir, pgUrl });
+  if (wanted("readsDuringWrites")) results.readsDuringWrites = await runReadsDuringWritesBench({ quick, log, dataDir });
+  if (pgUrl && wanted("readsDuringWrites")) results.readsDuringWritesPg = await runReadsDuringWritesBench({ quick, log, dataDir, pgUrl });
   if (wanted("closure")) results.closure = await runClosureBench({ quick, log, dataDir });
   if (pgUrl && wanted("closure")) results.closurePg = await runClosureBench({ quick, log, dataDir, pgUrl });
   if (wanted("composite")) results.composite = await runCompositeBench({ quick, log, dataDir });
