@@ -7,6 +7,7 @@ import { maskDatabaseUrl } from "./db/database-url";
 import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
+import { useCompiledLineage } from "./http/compiled-lineage";
 import { useRequestLimits } from "./limits";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
@@ -65,6 +66,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useHealthChecks(database),
       useRequestLog(logger),
       ...useRequestLimits(),
+      useCompiledLineage(),
     ],
   });
 
