@@ -56,14 +56,6 @@ function sqliteValue(value: unknown): unknown {
   return value;
 }
 
-/** Integers come back as BigInt (the adapter turns safe integers on); as numbers when safe, as the adapter does. */
-function fromSqlite(row: unknown[]): unknown[] {
-  for (let i = 0; i < row.length; i++) {
-    const value = row[i];
-    if (typeof value === "bigint") row[i] = Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
-  }
-  return row;
-}
 
 const STATEMENT_CACHE_SIZE = 200;
 const statementCaches = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
@@ -73,7 +65,9 @@ function prepared(handle: BetterSqlite3.Database, sql: string): BetterSqlite3.St
   if (!cache) statementCaches.set(handle, (cache = new Map()));
   let statement = cache.get(sql);
   if (!statement) {
-    statement = handle.prepare(sql);
+    // Integers as numbers (the adapter turns BigInt on for the whole connection): provgraph's are
+    // row ids and counts, far below 2^53, and a closure reads tens of thousands of them.
+    statement = handle.prepare(sql).safeIntegers(false);
     if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     cache.set(sql, statement);
   }
@@ -93,7 +87,7 @@ function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void)
         statement.run(...args);
         return { columnNames: [], rows: [] };
       }
-      return { columnNames: statement.columns().map((column) => column.name), rows: (statement.raw(true).all(...args) as unknown[][]).map(fromSqlite) };
+      return { columnNames: statement.columns().map((column) => column.name), rows: statement.raw(true).all(...args) as unknown[][] };
     },
     execute: async (sql, params) => {
       const { statement, args } = run(sql, params);
@@ -111,7 +105,7 @@ function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void)
           continue;
         }
         const values = statement.get(...args) as unknown[] | undefined;
-        returned.push(values ? fromSqlite(values) : []);
+        returned.push(values ?? []);
       }
       return returned;
     },
