@@ -45,7 +45,8 @@ export function ensureServerBuilt(log: (line: string) => void): void {
 export async function startServerProcess(env: { DATABASE_URL: string; DATABASE_READ_URL?: string }): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    // As `npm start` sets them (package.json).
+    env: { ...process.env, NODE_ENV: "production", MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`bench server exited (${code})`))));
