@@ -11,6 +11,7 @@ import { runCompositeBench } from "./composite-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
 import { runIngestBench } from "./ingest-bench";
 import { runReadsDuringWritesBench } from "./reads-during-writes-bench";
+import { runScalingBench } from "./scaling-bench";
 import { ensureServerBuilt } from "./server-process";
 
 function argument(name: string): string | undefined {
@@ -24,6 +25,7 @@ async function main() {
   const quick = process.argv.includes("--quick");
   const only = argument("only")?.split(",");
   const pgUrl = argument("pg");
+  const scale = process.argv.includes("--scale");
   const dataDir = path.join(__dirname, ".data");
   const log = (line: string) => console.log(line);
   const resultsFile = path.join(__dirname, "results.json");
@@ -41,8 +43,9 @@ async function main() {
   if (pgUrl && wanted("readsDuringWrites")) results.readsDuringWritesPg = await runReadsDuringWritesBench({ quick, log, dataDir, pgUrl });
   if (wanted("closure")) results.closure = await runClosureBench({ quick, log, dataDir });
   if (pgUrl && wanted("closure")) results.closurePg = await runClosureBench({ quick, log, dataDir, pgUrl });
+  if (wanted("scaling")) results.scaling = await runScalingBench({ quick, scale, log, dataDir });
   if (wanted("composite")) results.composite = await runCompositeBench({ quick, log, dataDir });
-  results.meta = { at: new Date().toISOString(), quick, pg: Boolean(pgUrl), seconds: Math.round((performance.now() - started) / 1000), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) };
+  results.meta = { at: new Date().toISOString(), quick, pg: Boolean(pgUrl), scale, seconds: Math.round((performance.now() - started) / 1000), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) };
   fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), resultsFile)} in ${results.meta && (results.meta as { seconds: number }).seconds} s`);
 }
