@@ -7,4 +7,4 @@ export function nextTurn(): Promise<void> {
 }
 
 /** Drafts with more artifacts than this are worked through in turns. */
-export const LARGE_DRAFT_ARTIFACTS = 2_000;
+export const LARGE_DRAFT_ARTIFACTS = 1_000;

@@ -1,6 +1,6 @@
 import { REQUEST_LIMITS } from "../limits/request-limits";
 import { InvalidArgumentError } from "../services/errors";
-import type { RecordedExecution, RecordExecutionRequest } from "../services/recording";
+import { type RecordedExecution, type RecordExecutionRequest, yieldToEventLoop } from "../services/recording";
 import { builder } from "./builder";
 import type { GraphQLContext } from "./context";
 import type { ExecutionLinkRecord, ExecutionRecord } from "../services/records";
@@ -189,7 +189,10 @@ builder.mutationFields((t) => ({
       }
       const outcomes = await ctx.services.recorder.recordMany(inputs.map(requestOf));
       // A rejected item is its error: a lineage error becomes its union member, any other the item's GraphQL error.
-      return outcomes.map((outcome) => (outcome.status === "fulfilled" ? answerFrom(ctx, outcome.value) : Promise.reject(outcome.reason)));
+      const answers: Awaited<ReturnType<typeof answerFrom>>[] = [];
+      for (const outcome of outcomes) if (outcome.status === "fulfilled") answers.push(await answerFrom(ctx, outcome.value));
+      let next = 0;
+      return outcomes.map((outcome) => (outcome.status === "fulfilled" ? answers[next++] : Promise.reject(outcome.reason)));
     },
   }),
 }));
@@ -205,12 +208,19 @@ function requestOf(input: RecordExecutionArgs): RecordExecutionRequest {
   };
 }
 
+/** Artifacts primed between two turns of the event loop (a 30,000-output answer primes as many). */
+const PRIMES_PER_TURN = 5_000;
+
 /** The response reads back what was just written: answer it from the recording, not the database. */
-function answerFrom(ctx: GraphQLContext, recorded: RecordedExecution) {
+async function answerFrom(ctx: GraphQLContext, recorded: RecordedExecution) {
   const { execution, links, artifacts } = recorded;
   ExecutionRef.getDataloader(ctx).prime(execution.runId, execution);
   executionLinks(ctx, "CONSUMED").prime(execution.runId, links.consumed);
   executionLinks(ctx, "PRODUCED").prime(execution.runId, links.produced);
-  for (const artifact of artifacts) ArtifactRef.getDataloader(ctx).prime(artifact.id, artifact);
+  const loader = ArtifactRef.getDataloader(ctx);
+  for (let i = 0; i < artifacts.length; i++) {
+    if (i > 0 && i % PRIMES_PER_TURN === 0) await yieldToEventLoop();
+    loader.prime(artifacts[i].id, artifacts[i]);
+  }
   return { execution, edgeCount: recorded.edges.length, unpaired: recorded.unpaired };
 }

@@ -12,7 +12,7 @@ import type { RecordExecutionRequest } from "./request-shape";
 import { storedArtifacts } from "./stored-artifacts";
 import { yieldToEventLoop } from "./yield";
 
-const OUTPUTS_PER_TURN = 2_000;
+const OUTPUTS_PER_TURN = 1_000;
 
 /**
  * The request as plugins see it: inputs and the artifacts params reference read from the store,

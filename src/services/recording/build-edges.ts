@@ -2,7 +2,7 @@ import type { DraftExecution, LineageMapping, ProvenanceEdgeDraft, ReadPort } fr
 import { digest40 } from "../ids";
 import { yieldToEventLoop } from "./yield";
 
-const MAPPINGS_PER_TURN = 2_000;
+const MAPPINGS_PER_TURN = 1_000;
 
 // Seed "The lineage pipeline", build + enrich: draft names become final artifact ids, each mapping one
 // derivation whose edges share a groupId (a hash of its sorted source ids), and every edge gets the

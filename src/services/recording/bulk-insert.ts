@@ -18,6 +18,11 @@ import { yieldToEventLoop } from "./yield";
  * column of the rows actually inserted is returned (with ignoreConflicts: which rows were new).
  */
 const ROWS_PER_STATEMENT = 500;
+/**
+ * Rows per turn on SQLite, where each runs synchronously: a read waiting behind a turn may wait
+ * behind several while it is parsed, answered and written out, so the turns stay a few ms long.
+ */
+const ROWS_PER_TURN = 200;
 /** Bound values per statement on the VALUES path, under both databases' limits. */
 const MAX_BIND_VARIABLES = 30_000;
 
@@ -29,13 +34,13 @@ export interface InsertOptions {
 export async function insertRows(tx: DbTx, table: string, columns: readonly string[], rows: readonly unknown[][], options: InsertOptions = {}): Promise<string[]> {
   if (rows.length === 0) return [];
   const direct = directStatementsOf(tx);
-  const perStatement = direct?.runEach || direct?.provider === "postgres" ? ROWS_PER_STATEMENT : Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(MAX_BIND_VARIABLES / columns.length)));
+  const perStatement = direct?.provider === "postgres" ? ROWS_PER_STATEMENT : Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(MAX_BIND_VARIABLES / columns.length)));
   const returned: string[] = [];
   if (direct?.runEach) {
     const sql = `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})${conflictAndReturning(options)}`;
-    for (let start = 0; start < rows.length; start += perStatement) {
+    for (let start = 0; start < rows.length; start += ROWS_PER_TURN) {
       if (start > 0) await yieldToEventLoop();
-      for (const values of direct.runEach(sql, rows.slice(start, start + perStatement))) if (values.length > 0) returned.push(String(values[0]));
+      for (const values of direct.runEach(sql, rows.slice(start, start + ROWS_PER_TURN))) if (values.length > 0) returned.push(String(values[0]));
     }
     return returned;
   }

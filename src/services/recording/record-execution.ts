@@ -9,8 +9,12 @@ import { type RecordedExecution, recordedExecutionOf } from "./recorded-executio
 import { checkRequestShapeInTurns, type RecordExecutionRequest } from "./request-shape";
 import { specIdOf } from "./spec-id";
 import { stageExecution } from "./stage";
+import { yieldToEventLoop } from "./yield";
 
 export type { RecordExecutionRequest } from "./request-shape";
+
+/** Outputs above which the answer is built in a turn of the event loop of its own. */
+const ANSWER_IN_ITS_OWN_TURN = 2_000;
 export type { RecordedExecution } from "./recorded-execution";
 
 /**
@@ -51,7 +55,10 @@ export class ExecutionRecorder {
   private unitOf({ request, operation, ids }: Plan): RecordingUnit<RecordedExecution> {
     return async (tx, scope) => {
       const prepared = await prepareExecution(tx, this.plugins, operation, request, ids);
-      const recorded = recordedExecutionOf(prepared, await stageExecution(tx, prepared));
+      const created = await stageExecution(tx, prepared);
+      // Building a big execution's answer takes a while of its own.
+      if (prepared.draft.outputs.length > ANSWER_IN_ITS_OWN_TURN) await yieldToEventLoop();
+      const recorded = recordedExecutionOf(prepared, created);
       scope.emit({ type: "EXECUTION_RECORDED", execution: recorded.execution, edges: recorded.edges });
       return recorded;
     };

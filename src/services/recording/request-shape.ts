@@ -25,7 +25,7 @@ export interface RecordExecutionRequest {
 }
 
 /** Artifacts checked between two turns of the event loop when a request is checked in turns. */
-const ARTIFACTS_PER_TURN = 2_000;
+const ARTIFACTS_PER_TURN = 1_000;
 
 /**
  * What can be checked without the database: ids well formed, names, roles and hashes safe text,
