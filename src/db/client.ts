@@ -7,7 +7,7 @@ import type { ConnectionInfo, SqlDriverAdapter, SqlDriverAdapterFactory, Transac
 import { type Prisma, PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
 import { PrismaClient as PgPrismaClient } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
-import { attachDirectStatements, type DirectStatements, directStatementsOver, type RawRows } from "./direct-statements";
+import { attachDirectStatements, type DirectStatements, directStatementsOver, type RawRows, type RowStream } from "./direct-statements";
 import { serializeStatements } from "./serialized-transaction";
 import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer";
 
@@ -58,6 +58,8 @@ export interface Database {
   transaction<T>(fn: (tx: DbTx) => Promise<T>, options: TransactionOptions): Promise<T>;
   /** One read statement on the reader, answered as arrays of values (no Prisma result mapping): closures. */
   readRows(sql: string, params: readonly unknown[]): Promise<RawRows>;
+  /** The same, the rows read as they are consumed (consume them at once: on SQLite the read connection waits). */
+  readRowStream(sql: string, params: readonly unknown[]): Promise<RowStream>;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,11 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     primaryReader = readUrl ? prisma : reader;
   }
   const direct = (transaction: Transaction): DirectStatements => directStatementsOver(transaction, provider, countStatement);
+  const readDirect = async () => {
+    if (!readerAdapter.adapter) await reader.$connect();
+    if (!readerAdapter.adapter) throw new Error("the read connection did not open");
+    return directStatementsOver(readerAdapter.adapter, provider, countStatement);
+  };
   return {
     prisma,
     reader,
@@ -138,11 +145,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
         }, transactionOptions),
       );
     },
-    readRows: async (sql, params) => {
-      if (!readerAdapter.adapter) await reader.$connect();
-      if (!readerAdapter.adapter) throw new Error("the read connection did not open");
-      return directStatementsOver(readerAdapter.adapter, provider, countStatement).query(sql, params);
-    },
+    readRows: async (sql, params) => (await readDirect()).query(sql, params),
+    readRowStream: async (sql, params) => (await readDirect()).stream(sql, params),
     close: async () => {
       await Promise.all([prisma.$disconnect(), reader.$disconnect()]);
       await checkpointer?.stop();

@@ -1,5 +1,5 @@
 import type { Database } from "../../db/client";
-import type { RawRows } from "../../db/direct-statements";
+import type { RawRows, RowStream } from "../../db/direct-statements";
 import { type ClosureStatementOptions, closureStatement } from "./closure-sql";
 import { InvalidArgumentError, NotFoundError, PageSizeError } from "../errors";
 import type { ArtifactId, RunId } from "../ids";
@@ -118,7 +118,7 @@ export class ClosureReader {
     const plan = planClosure(query);
     const { sql, params } = closureStatement(this.database.provider, plan);
     // Tens of thousands of rows: read as arrays straight from the driver (Prisma would map each into an object).
-    return closureFromRows(plan, await this.database.readRows(sql, params));
+    return closureFromRows(plan, await this.database.readRowStream(sql, params));
   }
 }
 
@@ -148,7 +148,7 @@ export interface ClosureRow {
 }
 
 /** The closure statement's result, as rows of values in `columnNames` order. */
-export function closureFromRows(plan: ClosurePlan, result: RawRows): Closure {
+export function closureFromRows(plan: ClosurePlan, result: RawRows | RowStream): Closure {
   const at = columnsOf(result.columnNames);
   let rootFound = false;
   let candidateCount = 0;
