@@ -56,8 +56,10 @@ export async function startServerProcess(env: { DATABASE_URL: string; DATABASE_R
     new Promise<string>((resolve) =>
       lines.on("line", (line) => {
         try {
-          const entry = JSON.parse(line) as { url?: string; msg?: string };
+          const entry = JSON.parse(line) as { url?: string; msg?: string; level?: number };
           if (entry.url && entry.msg?.startsWith("provgraph listening")) resolve(entry.url);
+          // The server's own faults (error level and above) are shown: a benchmark must not hide them.
+          if ((entry.level ?? 0) >= 50) console.error(`bench server: ${line}`);
         } catch {
           // not a log line
         }

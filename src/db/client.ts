@@ -101,7 +101,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const onConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY");
     // The writer never checkpoints inside a COMMIT: a worker thread does (wal-checkpointer.ts).
     checkpointer = startWalCheckpointer(file);
-    const onWriterConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0");
+    // When the writer starts the WAL over, it cuts the file back to 64 MB.
+    const onWriterConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864");
     prisma = new SqlitePrismaClient({
       adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: info, onTransaction, onConnect: onWriterConnect }),
     });

@@ -6,8 +6,9 @@ import { Worker } from "node:worker_threads";
  * since into the database file, with fsyncs — hundreds of milliseconds after a 30,000-output
  * recording, during which the process answers nothing. So the writer turns that off
  * (wal_autocheckpoint = 0) and a worker thread with a connection of its own runs PASSIVE checkpoints
- * (which never block readers or the writer) a few times a second, and a TRUNCATE now and then so
- * the WAL file does not stay large.
+ * a few times a second. Only PASSIVE ones: they never block the writer (a TRUNCATE holds the write
+ * lock while it copies, seconds after a big recording on a slow disk); the writer's
+ * journal_size_limit keeps the WAL file from staying large once it restarts it.
  */
 export interface WalCheckpointer {
   /** Checkpoints now and resolves when done (tests, shutdown). */
@@ -19,10 +20,9 @@ const WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: 0 });
-let passes = 0;
 const checkpoint = () => {
   try {
-    db.pragma(++passes % 50 === 0 ? "wal_checkpoint(TRUNCATE)" : "wal_checkpoint(PASSIVE)");
+    db.pragma("wal_checkpoint(PASSIVE)");
   } catch {
     // busy (a checkpoint elsewhere): the next pass does it
   }
