@@ -1,6 +1,9 @@
+import type { AuthBenchResult } from "./auth-bench";
 import type { ClosureResult } from "./closure-bench";
 import type { ConcurrencyResult } from "./concurrency-bench";
+import type { FeedsBenchResult } from "./feeds-bench";
 import type { IngestResult } from "./ingest-bench";
+import type { OpenLineageBenchResult } from "./openlineage-bench";
 import type { ReadsDuringWritesResult } from "./reads-during-writes-bench";
 import type { ScalingResult } from "./scaling-bench";
 
@@ -30,6 +33,9 @@ export interface BenchResults {
     persistRatio: number;
     exposeRatio: number;
   };
+  auth?: AuthBenchResult;
+  openlineage?: OpenLineageBenchResult;
+  feeds?: FeedsBenchResult;
   meta?: { at: string; quick: boolean; pg?: boolean; scale?: boolean; seconds?: number; node: string; cpus: number; cpuModel?: string; loadAverage?: number[] };
 }
 
@@ -75,6 +81,31 @@ function closureRows(result: ClosureResult): string[] {
   ];
 }
 
+function authRow(result: AuthBenchResult): string {
+  return (
+    `| token checking on the ingest path: the same \`recordExecution\`s sent with a write token (authentication, scope check, audit entry) vs to a server in open mode; ` +
+    `median of ${result.blocks} interleaved blocks of ${result.executionsPerBlock} executions a side | ${ms(result.tokenMsPerExecution)} | ${ms(result.openMsPerExecution)} | ${ratio(result.ratio)} | ≤ 1.05 |`
+  );
+}
+
+function openLineageRows(result: OpenLineageBenchResult): string[] {
+  return [
+    `| OpenLineage: runs of START + COMPLETE (2 inputs → 1 output, 12-column schemas, column lineage), one event per \`POST /api/v1/lineage\` vs raw inserts of the same rows, one transaction per event | ${perSec(result.singlePerSec)} | ${perSec(result.singleRawPerSec)} | ${ratio(result.singleRatio)} | |`,
+    `| the same events in batches of ${result.batchEvents.toLocaleString("en-US")} (\`POST /api/v1/lineage/batch\`) vs raw inserts of the same rows in transactions of 250 events | ${perSec(result.batchPerSec)} | ${perSec(result.batchRawPerSec)} | ${ratio(result.batchRatio)} | ≥ 0.5 |`,
+    `| the same batches vs raw inserts committing every event on its own | | | ${ratio(result.batchRatioToRawPerEventCommits)} | |`,
+  ];
+}
+
+function feedsRows(result: FeedsBenchResult): string[] {
+  return [
+    `| fan-out: ${result.subscribers.toLocaleString("en-US")} graphql-ws subscribers of \`runRecorded\` on loopback, ${result.runsPerSec} runs/s, the server in its own process: delivery latency from commit | p50 ${ms(result.p50Ms)}, p99 ${ms(result.p99Ms)} (max ${ms(result.maxMs)}) | | | p99 < 50 ms |`,
+    `| the same: server RSS, sockets open and idle / peak while delivering | ${Math.round(result.serverRssIdleMb)} MB / ${Math.round(result.serverRssPeakMb)} MB | | | |`,
+    `| publishing: recording at ${result.runsPerSec} runs/s with the ${result.subscribers.toLocaleString("en-US")} subscribed vs none (ABBA blocks): the mutation's latency | ${ms(result.recordMsWith)} | ${ms(result.recordMsWithout)} | ${ratio(result.publishLatencyRatio)} | ≤ 1.2 |`,
+    `| the same: server CPU per run (the fan-out itself) | ${ms(result.cpuMsPerRunWith)} | ${ms(result.cpuMsPerRunWithout)} | ${ratio(result.publishCpuRatio)} | |`,
+    `| the feed log on the write path: 50 → 50 recordings with the append in their transaction vs without | ${ms(result.recordMsWithFeedLog)} | ${ms(result.recordMsWithoutFeedLog)} | ${ratio(result.feedLogRatio)} | |`,
+  ];
+}
+
 function label(database: "sqlite" | "postgres"): string {
   return database === "sqlite" ? "SQLite" : "PostgreSQL";
 }
@@ -93,6 +124,9 @@ export function renderPerformance(results: BenchResults): string {
       `| the same with EXPOSE | ${ms(composite.exposeMsPerRun)} | | ${ratio(composite.exposeRatio)} | |`,
     );
   }
+  if (results.auth) lines.push(authRow(results.auth));
+  if (results.openlineage) lines.push(...openLineageRows(results.openlineage));
+  if (results.feeds) lines.push(...feedsRows(results.feeds));
   if (results.scaling) {
     lines.push("", "How closure cost grows (SQLite; backward from the last layer; GraphQL as parallel lists):", "", "| store | closure | nodes | GraphQL | raw | ratio | server peak RSS |", "|---|---|---|---|---|---|---|");
     for (const row of results.scaling.rows) {

@@ -6,10 +6,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runAuthBench } from "./auth-bench";
 import { runClosureBench } from "./closure-bench";
 import { runCompositeBench } from "./composite-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
+import { runFeedsBench } from "./feeds-bench";
 import { runIngestBench } from "./ingest-bench";
+import { runOpenLineageBench } from "./openlineage-bench";
 import { runReadsDuringWritesBench } from "./reads-during-writes-bench";
 import { runScalingBench } from "./scaling-bench";
 import { ensureServerBuilt } from "./server-process";
@@ -45,6 +48,9 @@ async function main() {
   if (pgUrl && wanted("closure")) results.closurePg = await runClosureBench({ quick, log, dataDir, pgUrl });
   if (wanted("scaling")) results.scaling = await runScalingBench({ quick, scale, log, dataDir });
   if (wanted("composite")) results.composite = await runCompositeBench({ quick, log, dataDir });
+  if (wanted("auth")) results.auth = await runAuthBench({ quick, log, dataDir });
+  if (wanted("openlineage")) results.openlineage = await runOpenLineageBench({ quick, log, dataDir });
+  if (wanted("feeds")) results.feeds = await runFeedsBench({ quick, log, dataDir });
   results.meta = { at: new Date().toISOString(), quick, pg: Boolean(pgUrl), scale, seconds: Math.round((performance.now() - started) / 1000), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) };
   fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), resultsFile)} in ${results.meta && (results.meta as { seconds: number }).seconds} s`);

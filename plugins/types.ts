@@ -64,6 +64,15 @@ export interface OutputDraft {
   /** The declared type of its role, or null when the role is not declared (artifact validation refuses it). */
   artifactType: string | null;
   metadata: unknown;
+  /** The dataset this output is a version of (OpenLineage namespace, name, version), when it is one. */
+  dataset?: DatasetVersionRef | null;
+}
+
+/** A version of a dataset (OpenLineage's namespace + name); version null = the dataset as such, unversioned. */
+export interface DatasetVersionRef {
+  namespace: string;
+  name: string;
+  version: string | null;
 }
 
 /**

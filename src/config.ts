@@ -1,4 +1,6 @@
+import net from "node:net";
 import path from "node:path";
+import { isWellFormedTokenSecret } from "./auth/token-secret";
 
 /** Every environment variable provgraph reads, validated once at start-up. */
 export interface Config {
@@ -16,6 +18,24 @@ export interface Config {
   migrateOnStart: boolean;
   /** How long SIGTERM waits for in-flight requests before closing connections (ms). */
   shutdownGraceMs: number;
+  /** CORS_ORIGINS: origins (scheme://host[:port]) allowed to call from a browser; unset = CORS off. */
+  corsOrigins?: readonly string[];
+  /** ALLOWED_HOSTS: Host names served besides the defaults (lower-case, no port). */
+  allowedHosts?: readonly string[];
+  /** GRAPHIQL: serve GraphiQL; unset = only when bound to loopback. */
+  graphiql?: boolean;
+  /** INTROSPECTION: answer __schema/__type; unset = only when bound to loopback. */
+  introspection?: boolean;
+  /** PROVGRAPH_BOOTSTRAP_TOKEN: an admin token created (hashed) at start-up. Never log it. */
+  bootstrapToken?: string;
+  /** `redis://…` / `rediss://…`: instances share feed notices through Redis pub/sub; null = one instance (in-process). */
+  redisUrl: string | null;
+  /** Events one subscriber may have waiting before it is closed with FEED_OVERFLOW. */
+  feedQueueLimit: number;
+  /** How many sequences back a resuming subscriber's `since` may reach (the feed log keeps that many). */
+  feedReplayWindow: number;
+  /** graphql-ws ping interval (ms); a socket that answers no ping within it is closed. 0 = no pings. */
+  wsKeepAliveMs: number;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -44,7 +64,82 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: parseLogLevel(env.LOG_LEVEL),
     migrateOnStart: parseBoolean("MIGRATE_ON_START", env.MIGRATE_ON_START, true),
     shutdownGraceMs: parseInteger("SHUTDOWN_GRACE_MS", env.SHUTDOWN_GRACE_MS, 10_000, 0, 600_000),
+    corsOrigins: parseList(env.CORS_ORIGINS, parseOrigin),
+    allowedHosts: parseList(env.ALLOWED_HOSTS, parseHostName),
+    graphiql: parseOptionalBoolean("GRAPHIQL", env.GRAPHIQL),
+    introspection: parseOptionalBoolean("INTROSPECTION", env.INTROSPECTION),
+    bootstrapToken: parseBootstrapToken(env.PROVGRAPH_BOOTSTRAP_TOKEN),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
+    feedQueueLimit: parseInteger("FEED_QUEUE_LIMIT", env.FEED_QUEUE_LIMIT, 1_000, 1, 100_000),
+    feedReplayWindow: parseInteger("FEED_REPLAY_WINDOW", env.FEED_REPLAY_WINDOW, 100_000, 1, 100_000_000),
+    wsKeepAliveMs: parseInteger("WS_KEEPALIVE_MS", env.WS_KEEPALIVE_MS, 12_000, 0, 3_600_000),
   };
+}
+
+function parseOptionalBoolean(name: string, raw: string | undefined): boolean | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  return parseBoolean(name, raw, false);
+}
+
+/** Comma- or space-separated; unset or empty = undefined. */
+function parseList(raw: string | undefined, parseEntry: (entry: string) => string): string[] | undefined {
+  const entries = (raw ?? "").split(/[\s,]+/).filter((entry) => entry !== "");
+  return entries.length ? [...new Set(entries.map(parseEntry))] : undefined;
+}
+
+function parseOrigin(entry: string): string {
+  const refuse = () => new ConfigError("CORS_ORIGINS", `entry '${entry}' is not an origin: expected scheme://host[:port], e.g. https://app.example.com`);
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    throw refuse();
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password || url.pathname !== "/" || url.search || url.hash) throw refuse();
+  return url.origin;
+}
+
+function parseHostName(entry: string): string {
+  const value = entry.toLowerCase();
+  const unbracketed = value.replace(/^\[(.*)\]$/, "$1");
+  if (net.isIP(unbracketed) !== 0) return unbracketed;
+  if (/^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*$/.test(value)) return value;
+  throw new ConfigError("ALLOWED_HOSTS", `entry '${entry}' is not a host name: list names or addresses only, without scheme or port`);
+}
+
+/** The value is a secret: a bad one is described, never echoed. */
+function parseBootstrapToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  if (!isWellFormedTokenSecret(raw.trim())) {
+    throw new ConfigError("PROVGRAPH_BOOTSTRAP_TOKEN", "must be pgt_ followed by at least 22 letters, digits, '-' or '_' (make one with: npm run -s token -- generate)");
+  }
+  return raw.trim();
+}
+
+function parseRedisUrl(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const value = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError("REDIS_URL", "is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)");
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new ConfigError("REDIS_URL", `must start with redis:// or rediss://, got '${maskUrlPassword(value)}'`);
+  if (url.hostname === "") throw new ConfigError("REDIS_URL", "names no host");
+  if (url.pathname !== "" && url.pathname !== "/" && !/^\/\d+$/.test(url.pathname)) throw new ConfigError("REDIS_URL", `'${url.pathname}' is not a database number (/0, /1, …)`);
+  return value;
+}
+
+/** A URL with its password replaced, safe to log (REDIS_URL, and any other URL carrying credentials). */
+export function maskUrlPassword(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = "****";
+    return url.toString();
+  } catch {
+    return value.replace(/:\/\/([^:@/]*):[^@/]*@/, "://$1:****@");
+  }
 }
 
 function parsePort(raw: string | undefined): number {

@@ -1,5 +1,6 @@
 import type { Plugin } from "graphql-yoga";
 import type { Database } from "./db/client";
+import { maskSecrets } from "./secret-masking";
 
 /**
  * GET /healthz: the process is alive. GET /readyz: the database answers a query.
@@ -15,7 +16,7 @@ export function useHealthChecks(database: Database): Plugin {
           await database.prisma.$queryRawUnsafe("SELECT 1");
           endResponse(fetchAPI.Response.json({ status: "ready", database: database.provider }));
         } catch (error) {
-          endResponse(fetchAPI.Response.json({ status: "unavailable", reason: (error as Error).message }, { status: 503 }));
+          endResponse(fetchAPI.Response.json({ status: "unavailable", reason: maskSecrets((error as Error).message) }, { status: 503 }));
         }
       }
     },

@@ -2,13 +2,14 @@ import { buildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { maskDatabaseUrl } from "./db/database-url";
 import { ListenError } from "./http/listen";
+import { maskSecrets } from "./secret-masking";
 
 /** Runs provgraph until SIGTERM/SIGINT, then drains in-flight requests and exits 0. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await buildApp(config);
   const url = await app.start();
-  app.logger.info({ url, database: maskDatabaseUrl(config.databaseUrl) }, `provgraph listening on ${url}`);
+  app.logger.info({ url, database: maskDatabaseUrl(config.databaseUrl), auth: app.authMode }, `provgraph listening on ${url}`);
   let signalled = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (signalled) return;
@@ -31,7 +32,8 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // One line a person can act on: what failed and why; no stack trace for expected failures.
-  const expected = error instanceof ConfigError || error instanceof ListenError || (error as Error)?.name === "DatabaseUnavailableError";
-  console.error(`provgraph: ${expected ? (error as Error).message : (error as Error)?.stack ?? String(error)}`);
+  const expected =
+    error instanceof ConfigError || error instanceof ListenError || ["DatabaseUnavailableError", "AuthSetupError", "RedisUnavailableError"].includes((error as Error)?.name);
+  console.error(maskSecrets(`provgraph: ${expected ? (error as Error).message : (error as Error)?.stack ?? String(error)}`));
   process.exit(1);
 });

@@ -48,7 +48,11 @@ export interface Database {
   url: string;
   /** DATABASE_READ_URL, when reads go to a replica. */
   readUrl: string | null;
-  /** SQL statements sent to the database so far by both clients (queries, writes, BEGIN/COMMIT), for tests and benches. */
+  /**
+   * SQL statements sent to the database so far by both clients (queries, writes, BEGIN/COMMIT), for
+   * tests and benches. Statements starting with UNCOUNTED_SQL (the auth layer's own probes) are left
+   * out, so a query's count does not depend on when it ran.
+   */
   statementCount(): number;
   /**
    * Opens an interactive transaction on the writer — the one place recordings open one (the commit
@@ -160,6 +164,14 @@ interface AdapterSlot {
   adapter: SqlDriverAdapter | undefined;
 }
 
+/** Marks a statement that statementCount() leaves out. */
+export const UNCOUNTED_SQL = "/* provgraph:uncounted */";
+
+function isUncounted(query: unknown): boolean {
+  const sql = typeof query === "string" ? query : (query as { sql?: unknown } | undefined)?.sql;
+  return typeof sql === "string" && sql.startsWith(UNCOUNTED_SQL);
+}
+
 /**
  * Wraps a driver adapter factory so every statement it runs (also inside transactions) is
  * counted, optionally overriding the connection facts the adapter reports to Prisma, wrapping
@@ -184,7 +196,7 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
         const value = Reflect.get(obj, prop, receiver);
         if (prop === "queryRaw" || prop === "executeRaw" || prop === "executeScript") {
           return (...args: unknown[]) => {
-            onStatement();
+            if (!isUncounted(args[0])) onStatement();
             return (value as (...a: unknown[]) => unknown).apply(obj, args);
           };
         }

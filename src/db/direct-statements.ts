@@ -31,8 +31,9 @@ export interface DirectStatements {
   query(sql: string, params: readonly unknown[]): Promise<RawRows>;
   execute(sql: string, params: readonly unknown[]): Promise<number>;
   /**
-   * The rows as an iterable read as it is consumed (SQLite: the connection is busy until it is, so
-   * consume it at once; elsewhere the rows are all read first).
+   * The rows as an iterable read as it is consumed (SQLite: the statement runs when the iteration
+   * starts and the connection is busy until it ends, so iterate it at once, without awaiting in
+   * between; elsewhere the rows are all read first).
    */
   stream(sql: string, params: readonly unknown[]): Promise<RowStream>;
   /**
@@ -111,7 +112,11 @@ function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void)
     stream: async (sql, params) => {
       const { statement, args } = run(sql, params);
       // Rows that die young: tens of thousands of them never reach the old generation (peak RSS).
-      return { columnNames: statement.columns().map((column) => column.name), rows: statement.raw(true).iterate(...args) as IterableIterator<unknown[]> };
+      // The iteration starts when the consumer starts it, not here: the statement (cached, shared by
+      // every closure of the same shape) and the connection are busy while it runs, so two closures
+      // resolved side by side (aliases) must each read theirs in one go, one after the other.
+      const rows: Iterable<unknown[]> = { [Symbol.iterator]: () => statement.raw(true).iterate(...args) as IterableIterator<unknown[]> };
+      return { columnNames: statement.columns().map((column) => column.name), rows };
     },
     runEach: (sql, rows) => {
       const statement = prepared(handle, sql);

@@ -3,7 +3,9 @@ import type http from "node:http";
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLFormattedError } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
-import type { Yoga } from "../app";
+import type { SocketContext, Yoga } from "../app";
+import { type AuthServices, type Principal, UnauthenticatedError } from "../auth";
+import { refusalFor, refuseUpgrade, type SocketPolicy } from "./browser-safety";
 import type { Logger } from "../logger";
 import { logRequestOutcome } from "./request-log";
 import type { GraphQLContext } from "../schema/context";
@@ -17,22 +19,60 @@ type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscri
  * Yoga envelope as HTTP: the same parser, request limits, validation, context and error masking.
  * A document that cannot run (syntax, validation, a request limit) answers an `error` message for
  * that operation and leaves the socket open for the next one.
+ *
+ * Access: the upgrade is refused (HTTP 403) for a Host that is not ours or a cross-site Origin
+ * (cross-site WebSocket hijacking). The token in `connectionParams.authorization` ("Bearer pgt_…")
+ * is checked at connection — missing (once tokens are required), malformed, unknown, revoked or
+ * expired closes the socket with 4401 — and again for every operation, which runs with the token's
+ * scopes (a token revoked or expired since the connection gets UNAUTHENTICATED for the operation).
+ * Subscriptions run through the same envelope; each result is sent before the next one is read
+ * (graphql-ws awaits the socket), so a slow reader is held back by its own bounded feed queue.
+ * `keepAliveMs`: a ping that often; a socket that answers none within the same time is closed (0: no pings).
  */
-export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger): { dispose(): void | Promise<void> } {
+export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger, access: { auth: AuthServices; policy: SocketPolicy; keepAliveMs?: number }): { dispose(): void | Promise<void> } {
+  const { auth, policy, keepAliveMs = 12_000 } = access;
   // noServer: the HTTP server's own errors (a busy port) stay with it instead of being re-emitted
   // to the WebSocket server, where graphql-ws prints them as an internal error.
   const wsServer = new WebSocketServer({ noServer: true, path: yoga.graphqlEndpoint });
-  server.on("upgrade", (request, socket, head) => wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit("connection", ws, request)));
+  server.on("upgrade", (request, socket, head) => {
+    const refusal = refusalFor(request, policy, true);
+    if (refusal) {
+      logger.info({ transport: "ws", code: refusal.code }, "WebSocket upgrade refused");
+      return refuseUpgrade(socket, refusal);
+    }
+    wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit("connection", ws, request));
+  });
   return useServer(
     {
+      onConnect: async (ctx) => {
+        try {
+          await auth.authenticator.authenticate(credentialsOf(ctx.connectionParams));
+          return true;
+        } catch (error) {
+          if (!(error instanceof UnauthenticatedError)) throw error;
+          logger.info({ transport: "ws", code: error.code, reason: error.reason }, "WebSocket connection refused");
+          // graphql-ws would close with 4403 Forbidden; an authentication failure is 4401, with the reason.
+          ctx.extra.socket.close(4401, closeReason(error));
+          return false;
+        }
+      },
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args as never),
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args as never),
       onSubscribe: async (ctx, _id, params) => {
+        let principal: Principal;
+        try {
+          principal = await auth.authenticator.authenticate(credentialsOf(ctx.connectionParams));
+        } catch (error) {
+          if (!(error instanceof UnauthenticatedError)) throw error;
+          return refuse(logger, [error], "UNAUTHENTICATED");
+        }
+        const socketContext: SocketContext = { principal, transport: "ws" };
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
+          ...socketContext,
         });
         let document: DocumentNode;
         try {
@@ -63,7 +103,21 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
       },
     },
     wsServer,
+    keepAliveMs > 0 ? keepAliveMs : Number.POSITIVE_INFINITY,
   );
+}
+
+/** connectionParams.authorization ("Bearer pgt_…" or the bare token); a value that is no string is malformed. */
+function credentialsOf(connectionParams: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const value = connectionParams?.authorization ?? connectionParams?.Authorization;
+  if (value === undefined || value === null) return undefined;
+  return typeof value === "string" ? value : "malformed";
+}
+
+/** A WebSocket close reason holds at most 123 bytes. */
+function closeReason(error: UnauthenticatedError): string {
+  const message = error.reason === "MISSING" ? "this server requires an API token: send connectionParams.authorization: 'Bearer pgt_…'" : error.message;
+  return `Unauthorized (${error.reason}): ${message}`;
 }
 
 /** The `error` message for an operation that cannot run: presented errors, each with a code. */

@@ -1,3 +1,4 @@
+import { DEFAULT_COVERAGE_ITEMS, MAX_COVERAGE_ITEMS } from "../services/columns";
 import { DEFAULT_CLOSURE_NODES, MAX_CLOSURE_NODES } from "../services/lineage";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../services/pagination";
 
@@ -40,9 +41,13 @@ export interface ListBound {
 /** Connections page at 50 by default, 500 at most; closures return 10,000 artifacts by default, 50,000 at most. */
 export const CONNECTION_BOUND: ListBound = { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE };
 export const CLOSURE_BOUND: ListBound = { default: DEFAULT_CLOSURE_NODES, max: MAX_CLOSURE_NODES };
+/** lineageCoverage lists 1,000 unresolved columns and opaque nodes by default, 10,000 at most. */
+export const COVERAGE_BOUND: ListBound = { default: DEFAULT_COVERAGE_ITEMS, max: MAX_COVERAGE_ITEMS };
 
 /** Fields whose `first` counts closure artifacts rather than a connection's page. */
 export const CLOSURE_FIELDS: Readonly<Record<string, ListBound>> = {
   "Query.lineage": CLOSURE_BOUND,
   "Query.provJson": CLOSURE_BOUND,
+  "Query.columnLineage": CLOSURE_BOUND,
+  "Query.lineageCoverage": COVERAGE_BOUND,
 };

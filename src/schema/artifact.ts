@@ -6,7 +6,7 @@ import type { ArtifactRecord, DatasetRef } from "../services/records";
 import { ExecutionRef } from "./execution";
 import { artifactIdArg } from "./id-args";
 
-const DatasetRefObject = builder.objectRef<DatasetRef>("Dataset").implement({
+export const DatasetRefObject = builder.objectRef<DatasetRef>("Dataset").implement({
   description: "The dataset an artifact is a version of (OpenLineage namespace and name).",
   fields: (t) => ({
     namespace: t.exposeString("namespace"),

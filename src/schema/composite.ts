@@ -325,6 +325,7 @@ builder.mutationFields((t) => ({
   }),
   recordCompositeExecution: t.field({
     type: RecordCompositeExecutionPayload,
+    authScopes: { write: true },
     description:
       "Records one run of a composite in one transaction: its execution, each step as an execution inside it, internal and shortcut edges per the composite's intermediates mode. A step that fails validation rejects the whole run; its error names the step (`step`) and nothing is written.",
     args: { input: t.arg({ type: RecordCompositeExecutionInput, required: true }) },

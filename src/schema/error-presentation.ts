@@ -21,7 +21,10 @@ export function presentError(error: unknown): GraphQLError {
   const original = graphqlError?.originalError ?? error;
   const location = graphqlError ? { nodes: graphqlError.nodes, source: graphqlError.source, positions: graphqlError.positions, path: graphqlError.path } : {};
   if (original instanceof ProvenanceError) {
-    return keep(createGraphQLError(original.message, { ...location, extensions: { code: original.code, ...original.details } }));
+    // An error may say how the HTTP response should answer it (auth: 401/403 and WWW-Authenticate);
+    // Yoga applies `extensions.http` and never sends it.
+    const http = (original as { http?: unknown }).http;
+    return keep(createGraphQLError(original.message, { ...location, extensions: { code: original.code, ...original.details, ...(http ? { http } : {}) } }));
   }
   if (original instanceof PothosValidationError) {
     return keep(createGraphQLError(original.message, { ...location, extensions: { code: "INVALID_ARGUMENT" } }));

@@ -50,7 +50,7 @@ ExecutionRef.implement({
   interfaces: [NodeInterface],
   description: "One attempt of an operation [prov:Activity]. Its id is its runId.",
   fields: (t) => ({
-    runId: t.exposeID("runId", { description: "Unique per attempt, time-ordered (UUIDv7)." }),
+    runId: t.exposeID("runId", { description: "Unique per attempt: run_ + a UUIDv7 (time-ordered) for executions provgraph recorded, run_ + the producer's runId for OpenLineage runs." }),
     specId: t.exposeID("specId", { description: "Same request (operation, version, params, inputs) = same specId." }),
     operation: t.field({ type: OperationRef, resolve: (execution) => execution.operationId }),
     status: t.expose("status", { type: ExecutionStatusEnum }),

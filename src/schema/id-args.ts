@@ -1,5 +1,5 @@
 import { InvalidIdError } from "../services/errors";
-import { type ArtifactId, type IdKind, isIdOfKind, type RunId, type SpecId } from "../services/ids";
+import { type ArtifactId, type IdKind, isIdOfKind, parseRunId, type RunId, type SpecId } from "../services/ids";
 
 /** Checks an id argument's shape before any query runs: a malformed id is INVALID_ID, not "not found". */
 function idArg<T extends string>(kind: IdKind, example: string) {
@@ -11,5 +11,10 @@ function idArg<T extends string>(kind: IdKind, example: string) {
 }
 
 export const artifactIdArg = idArg<ArtifactId>("artifact", "art_…");
-export const runIdArg = idArg<RunId>("run", "run_…");
+/** A runId argument: `run_<uuid>`, or the bare UUID an OpenLineage producer sent. */
+export function runIdArg(field: string, value: string | number): RunId {
+  const id = parseRunId(String(value));
+  if (!id) throw new InvalidIdError(field, String(value), "run (run_… or an OpenLineage run UUID)");
+  return id;
+}
 export const specIdArg = idArg<SpecId>("spec", "spec_…");

@@ -11,6 +11,11 @@ import "./graph";
 import "./errors";
 import "./recording";
 import "./composite";
+import "./access";
+import "./column-lineage";
+import "./dataset";
+import "./openlineage";
+import "./subscription";
 
 builder.queryType({});
 builder.mutationType({});

@@ -146,7 +146,7 @@ const RecordExecutionPayload = builder.objectRef<{ execution: ExecutionRecord; e
 builder.mutationFields((t) => ({
   registerOperation: t.field({
     type: OperationRef,
-    description: "Registers an operation. Registering the same declaration again is a no-op; a different one under the same name and version is an error.",
+    description: "Registers an operation. Registering the same declaration again is a no-op; a different one under the same name and version is an error. Needs the admin scope.",
     args: { input: t.arg({ type: RegisterOperationInput, required: true }) },
     errors: { types: [OperationDeclarationError], directResult: true, union: { name: "RegisterOperationResult" } },
     resolve: (_root, { input }, ctx) =>
@@ -161,14 +161,15 @@ builder.mutationFields((t) => ({
   }),
   recordExecution: t.field({
     type: RecordExecutionPayload,
-    description: "Records one execution, its outputs and their lineage in one transaction. A rejected execution writes nothing.",
+    description: "Records one execution, its outputs and their lineage in one transaction. A rejected execution writes nothing. Needs the write scope.",
+    authScopes: { write: true },
     args: { input: t.arg({ type: RecordExecutionInput, required: true }) },
     errors: {
       types: [ArtifactValidationError, LineageCompletenessError, LineageIntegrityError],
       directResult: true,
       union: { name: "RecordExecutionResult" },
     },
-    resolve: async (_root, { input }, ctx) => answerFrom(ctx, await ctx.services.recorder.record(requestOf(input))),
+    resolve: async (_root, { input }, ctx) => answerFrom(ctx, await ctx.services.recorder.record(requestOf(input), { beforeCommit: ctx.auditInTransaction })),
   }),
   recordExecutions: t.field({
     type: [RecordExecutionPayload],
@@ -176,7 +177,8 @@ builder.mutationFields((t) => ({
     description:
       `Records a batch of executions, each exactly as recordExecution would, in order (an execution may use the outputs of one before it), sharing transactions: ` +
       `each execution is still atomic, and one rejected leaves the others recorded. One result per input, in order: the payload, a typed lineage error, ` +
-      `or null with the item's error (NOT_FOUND, INVALID_ARGUMENT, …) in \`errors\` at its path (["recordExecutions", i]). At most ${REQUEST_LIMITS.maxBatchExecutions} inputs.`,
+      `or null with the item's error (NOT_FOUND, INVALID_ARGUMENT, …) in \`errors\` at its path (["recordExecutions", i]). At most ${REQUEST_LIMITS.maxBatchExecutions} inputs. Needs the write scope.`,
+    authScopes: { write: true },
     args: { inputs: t.arg({ type: [RecordExecutionInput], required: true }) },
     itemErrors: {
       types: [ArtifactValidationError, LineageCompletenessError, LineageIntegrityError],
@@ -187,7 +189,7 @@ builder.mutationFields((t) => ({
       if (inputs.length > REQUEST_LIMITS.maxBatchExecutions) {
         throw new InvalidArgumentError("inputs", `at most ${REQUEST_LIMITS.maxBatchExecutions} executions in one call, got ${inputs.length}`);
       }
-      const outcomes = await ctx.services.recorder.recordMany(inputs.map(requestOf));
+      const outcomes = await ctx.services.recorder.recordMany(inputs.map(requestOf), { beforeCommit: ctx.auditInTransaction });
       // A rejected item is its error: a lineage error becomes its union member, any other the item's GraphQL error.
       const answers: Awaited<ReturnType<typeof answerFrom>>[] = [];
       for (const outcome of outcomes) if (outcome.status === "fulfilled") answers.push(await answerFrom(ctx, outcome.value));

@@ -1,7 +1,8 @@
 import { GraphQLScalarType, Kind, type ValueNode } from "graphql";
-import { DateTimeResolver, JSONResolver } from "graphql-scalars";
+import { DateTimeResolver, JSONResolver, SafeIntResolver } from "graphql-scalars";
 import { builder } from "./builder";
 import { formatCount, limitError } from "../limits";
+import { jsonDepthExceeds } from "../limits/json-depth";
 import { REQUEST_LIMITS } from "../limits/request-limits";
 
 const { maxJsonDepth } = REQUEST_LIMITS;
@@ -29,17 +30,6 @@ function jsonTooDeep(node?: ValueNode) {
   return limitError("JSON_TOO_DEEP", `JSON input nests objects and lists more than ${formatCount(maxJsonDepth)} levels deep.`, { limit: maxJsonDepth }, node);
 }
 
-/** Whether a JSON value nests objects/arrays more than `max` levels (`{}` is 1). */
-export function jsonDepthExceeds(value: unknown, max: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length) {
-    const [current, depth] = pending.pop()!;
-    if (current === null || typeof current !== "object") continue;
-    if (depth + 1 > max) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) pending.push([child, depth + 1]);
-  }
-  return false;
-}
 
 function literalDepthExceeds(ast: ValueNode, max: number): boolean {
   const pending: [ValueNode, number][] = [[ast, 0]];
@@ -54,3 +44,4 @@ function literalDepthExceeds(ast: ValueNode, max: number): boolean {
 
 builder.addScalarType("JSON", JSONScalar);
 builder.addScalarType("DateTime", DateTimeResolver);
+builder.addScalarType("SafeInt", SafeIntResolver);

@@ -10,7 +10,10 @@ type Branded<T, B extends string> = T & { readonly [brand]: B };
 
 /** Content-addressed: "art_" + hash(artifact type, content hash). */
 export type ArtifactId = Branded<string, "ArtifactId">;
-/** One attempt: "run_" + UUIDv7 (time-ordered, so ordering by id is ordering by time). */
+/**
+ * One attempt: "run_" + a UUID in lower case. Server-made ones are UUIDv7 (time-ordered, so ordering
+ * by id is ordering by recording time); OpenLineage runs keep the UUID their producer chose (any version).
+ */
 export type RunId = Branded<string, "RunId">;
 /** One request: "spec_" + hash(operation, version, canonical params, input ids by role). */
 export type SpecId = Branded<string, "SpecId">;
@@ -21,7 +24,7 @@ export type IdKind = "artifact" | "run" | "spec" | "operation";
 
 const ID_PATTERNS: Record<IdKind, RegExp> = {
   artifact: /^art_[0-9a-f]{40}$/,
-  run: /^run_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+  run: /^run_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
   spec: /^spec_[0-9a-f]{40}$/,
   operation: /^op_[0-9a-f]{40}$/,
 };
@@ -43,6 +46,20 @@ export function operationIdFor(name: string, version: string): OperationId {
 
 export function newRunId(): RunId {
   return `run_${uuidv7()}` as RunId;
+}
+
+/** A UUID of any version, in any case, optionally as a `urn:uuid:` URN (what JSON Schema's "uuid" format accepts). */
+const UUID = /^(?:urn:uuid:)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/** The runId of a run its producer named by a UUID (an OpenLineage runId), or undefined when `uuid` is not one. */
+export function runIdForUuid(uuid: string): RunId | undefined {
+  const match = UUID.exec(uuid);
+  return match ? (`run_${match[1].toLowerCase()}` as RunId) : undefined;
+}
+
+/** A runId given as `run_<uuid>` or as the bare UUID (an OpenLineage runId), or undefined. */
+export function parseRunId(value: string): RunId | undefined {
+  return isIdOfKind(value, "run") ? (value as RunId) : runIdForUuid(value);
 }
 
 export function specIdFrom(canonicalSpec: string): SpecId {

@@ -4,10 +4,12 @@ import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
 import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composites";
 import { ExecutionReader } from "./execution-reader";
+import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";
 import { GraphViews } from "./graph-views/graph-views";
+import { type ColumnServices, createColumnServices } from "./columns";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
-import { type CommitPath, type EventJournal, ExecutionRecorder, GroupCommit, OperationRegistry } from "./recording";
+import { type CommitPath, ExecutionRecorder, GroupCommit, OperationRegistry } from "./recording";
 
 /**
  * The core, as the GraphQL layer sees it: one object per concern, all over one database. Reads go
@@ -25,22 +27,27 @@ export interface Services {
   recorder: ExecutionRecorder;
   /** Composites: registration (with the soundness check), recording a run as one unit, reads. */
   composites: { registry: CompositeRegistry; recorder: CompositeRecorder; reader: CompositeReader };
+  /** The recording pipeline's plugins, in order (every recording unit runs them). */
+  plugins: readonly ProvgraphPlugin[];
   lineage: LineageServices;
+  columns: ColumnServices;
   graphViews: GraphViews;
+  /** Live feeds of what the commit path commits (subscriptions). Start it before serving (Feeds.start). */
+  feeds: Feeds;
 }
 
-export interface ServiceOptions {
-  /** The recording pipeline's plugins, in order (plugins/registry.ts has the default list). */
-  plugins?: readonly ProvgraphPlugin[];
-  /** The feed log the commit path writes in each transaction (see EventJournal). */
-  journal?: EventJournal;
-}
-
-export function createServices(database: Database, { plugins = defaultPlugins, journal }: ServiceOptions = {}): Services {
+/**
+ * `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list).
+ * `feeds`: the feeds' bounds and the broadcast that shares them across instances.
+ */
+export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins, feeds: FeedOptions = DEFAULT_FEED_OPTIONS): Services {
   const read = database.reader;
-  const commits = new GroupCommit(database, { journal });
+  // Every committed event is appended to the feed log inside its transaction (the journal).
+  const feedLog = new FeedLog(database.primaryReader, database.provider);
+  const commits = new GroupCommit(database, { journal: feedLog });
   const registry = new OperationRegistry(database.primaryReader, commits);
   const composites = new CompositeRegistry(database.primaryReader, commits, registry);
+  const lineage = createLineageServices(database);
   return {
     database,
     artifacts: new ArtifactReader(read),
@@ -50,7 +57,11 @@ export function createServices(database: Database, { plugins = defaultPlugins, j
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins),
     composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(read) },
-    lineage: createLineageServices(database),
+    plugins,
+    lineage,
+    columns: createColumnServices(database),
     graphViews: new GraphViews(read),
+    // Replays must see every committed event (a replica may lag): they read the primary.
+    feeds: new Feeds(feedLog, commits, database.primaryReader, lineage.closures, feeds),
   };
 }

@@ -4,6 +4,9 @@ import { recordCompositeOk, registerComposite } from "../support/composites";
 import { edgesByName, recordOk, registerOperation, tableCounts } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 
+/** A composite run writes nothing of OpenLineage's; its four executions (the composite and three steps) are four feed events. */
+const NO_OPENLINEAGE_ROWS = { openLineageEvents: 0, openLineageRuns: 0, datasetVersionUses: 0, columnEdges: 0, datasetColumns: 0 };
+
 // Acceptance, issue 9: a 3-step composite with a ZIP co-input join in the middle, recorded once in each
 // intermediates mode — exact edge sets (internal vs shortcut, stepBoundary, groupIds, runIds) and
 // exactly what is persisted. Two pairs: A0/B0 and A1/B1.
@@ -97,7 +100,7 @@ describe("a composite run in each intermediates mode (3 steps, ZIP join in the m
     const { result, delta, edges } = await run("DISCARD");
     expect(edges).toEqual(sorted([...pair("DISCARD", 0).shortcuts, ...pair("DISCARD", 1).shortcuts]));
     noDuplicates(edges);
-    expect(delta).toEqual({ operations: 0, operationRoles: 0, executions: 4, artifacts: 4, links: 16, edges: 8, steps: 0, flows: 0, compositeDefinitions: 0, compositeRuns: 1, compositeStepRuns: 3 });
+    expect(delta).toEqual({ operations: 0, operationRoles: 0, executions: 4, artifacts: 4, links: 16, edges: 8, steps: 0, flows: 0, compositeDefinitions: 0, compositeRuns: 1, compositeStepRuns: 3, feedEvents: 4, ...NO_OPENLINEAGE_ROWS });
     expect(result.shortcutEdgeCount).toBe(8);
     expect(result.edgeCount).toBe(8);
     expect(result.execution.status).toBe("COMPLETED");
@@ -130,7 +133,7 @@ describe("a composite run in each intermediates mode (3 steps, ZIP join in the m
     const [p0, p1] = [pair("PERSIST", 0), pair("PERSIST", 1)];
     expect(edges).toEqual(sorted([...p0.internal, ...p1.internal, ...p0.shortcuts, ...p1.shortcuts]));
     noDuplicates(edges);
-    expect(delta).toEqual({ operations: 0, operationRoles: 0, executions: 4, artifacts: 8, links: 24, edges: 18, steps: 0, flows: 0, compositeDefinitions: 0, compositeRuns: 1, compositeStepRuns: 3 });
+    expect(delta).toEqual({ operations: 0, operationRoles: 0, executions: 4, artifacts: 8, links: 24, edges: 18, steps: 0, flows: 0, compositeDefinitions: 0, compositeRuns: 1, compositeStepRuns: 3, feedEvents: 4, ...NO_OPENLINEAGE_ROWS });
     expect(result.edgeCount).toBe(18);
     expect(result.execution.outputs.map((l: { role: string }) => l.role)).toEqual(["figure", "figure", "metric", "metric"]);
   });
@@ -140,7 +143,7 @@ describe("a composite run in each intermediates mode (3 steps, ZIP join in the m
     const [p0, p1] = [pair("EXPOSE", 0), pair("EXPOSE", 1)];
     expect(edges).toEqual(sorted([...p0.internal, ...p1.internal, ...p0.shortcuts, ...p1.shortcuts, ...p0.exposed, ...p1.exposed]));
     noDuplicates(edges);
-    expect(delta).toEqual({ operations: 0, operationRoles: 0, executions: 4, artifacts: 8, links: 28, edges: 24, steps: 0, flows: 0, compositeDefinitions: 0, compositeRuns: 1, compositeStepRuns: 3 });
+    expect(delta).toEqual({ operations: 0, operationRoles: 0, executions: 4, artifacts: 8, links: 28, edges: 24, steps: 0, flows: 0, compositeDefinitions: 0, compositeRuns: 1, compositeStepRuns: 3, feedEvents: 4, ...NO_OPENLINEAGE_ROWS });
     expect(result.execution.outputs.map((l: { role: string; artifact: { originalName: string } }) => `${l.role}:${l.artifact.originalName}`)).toEqual([
       "clean.cleaned:A0_clean.csv",
       "clean.cleaned:A1_clean.csv",

@@ -1,4 +1,4 @@
-import { type RecordingEvent, TransactionPerUnit } from "../../src/services/recording";
+import { type EventJournal, type RecordingEvent, TransactionPerUnit } from "../../src/services/recording";
 import type { ExecutionRecord } from "../../src/services/records";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
@@ -61,5 +61,38 @@ describe("commit path (one transaction per unit)", () => {
     await commits.run(async (_tx, scope) => void scope.emit(event("run_5")));
     expect(heard).toEqual(["run_4"]);
     expect(reported.map((e) => (e as Error).message)).toEqual(["listener bug", "listener bug"]);
+  });
+
+  it("with a journal: it appends the unit's events inside the transaction, its receipts reach the listeners; a journal that fails rolls the unit back", async () => {
+    const appended: { runIds: string[]; inTransaction: number }[] = [];
+    let fail = false;
+    const journal: EventJournal = {
+      append: async (tx, events) => {
+        // Inside the unit's transaction: its rows are visible here, not yet committed.
+        appended.push({ runIds: events.map(runIdOf), inTransaction: Number((await tx.$queryRawUnsafe<{ n: number }[]>(`SELECT COUNT(*) AS n FROM "Operation"`))[0].n) });
+        if (fail) throw new Error("journal unavailable");
+        return events.map((_, i) => ({ sequence: 100 + i, loggedAt: new Date(0) }));
+      },
+    };
+    const commits = new TransactionPerUnit(db.database.prisma, undefined, journal);
+    const heard: { runIds: string[]; sequences: number[] }[] = [];
+    commits.onCommitted((events, receipts) => heard.push({ runIds: events.map(runIdOf), sequences: receipts.map((r) => r.sequence) }));
+    const before = await db.database.prisma.operation.count();
+    await commits.run(async (tx, scope) => {
+      await tx.$executeRawUnsafe(insertOperation("op_journal_1"));
+      scope.emit(event("run_6"));
+      scope.emit(event("run_7"));
+    });
+    expect(appended).toEqual([{ runIds: ["run_6", "run_7"], inTransaction: before + 1 }]);
+    expect(heard).toEqual([{ runIds: ["run_6", "run_7"], sequences: [100, 101] }]);
+    fail = true;
+    await expect(
+      commits.run(async (tx, scope) => {
+        await tx.$executeRawUnsafe(insertOperation("op_journal_2"));
+        scope.emit(event("run_8"));
+      }),
+    ).rejects.toThrow("journal unavailable");
+    expect(await db.database.prisma.operation.count()).toBe(before + 1);
+    expect(heard).toHaveLength(1);
   });
 });

@@ -95,7 +95,7 @@ describe(`group commit (${testProvider})`, () => {
       append: async (tx: Parameters<Parameters<GroupCommit["run"]>[0]>[0], events: readonly RecordingEvent[]) => {
         calls.push(events.map(runIdOf));
         await tx.$executeRawUnsafe(insertOperation(`e_journal_${calls.length}`));
-        return events.map((_, k) => `receipt ${calls.length}.${k}`);
+        return events.map((_, k) => ({ sequence: calls.length * 10 + k, loggedAt: new Date(0) }));
       },
     };
     const commits = new GroupCommit(db.database, { journal });
@@ -113,7 +113,7 @@ describe(`group commit (${testProvider})`, () => {
       }),
     ]);
     expect(calls).toEqual([["run_e_1", "run_e_3", "run_e_4"]]);
-    expect(heard).toEqual([{ events: ["run_e_1", "run_e_3", "run_e_4"], receipts: ["receipt 1.0", "receipt 1.1", "receipt 1.2"] }]);
+    expect(heard).toEqual([{ events: ["run_e_1", "run_e_3", "run_e_4"], receipts: [10, 11, 12].map((sequence) => ({ sequence, loggedAt: new Date(0) })) }]);
     expect(await stored("e_journal")).toEqual(["e_journal_1"]);
   });
 

@@ -82,5 +82,11 @@ export async function tableCounts(t: TestApp) {
     compositeDefinitions: await db.compositeDefinition.count(),
     compositeRuns: await db.compositeRun.count(),
     compositeStepRuns: await db.compositeStepRun.count(),
+    openLineageEvents: await db.openLineageEvent.count(),
+    openLineageRuns: await db.openLineageRun.count(),
+    datasetVersionUses: await db.datasetVersionUse.count(),
+    columnEdges: await db.columnEdge.count(),
+    datasetColumns: await db.datasetColumn.count(),
+    feedEvents: await db.feedEvent.count(),
   };
 }

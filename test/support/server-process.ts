@@ -12,8 +12,9 @@ export interface ServerProcess {
 
 const ROOT = path.join(__dirname, "..", "..");
 
-export function spawnServer(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/** `nodeArgs`: options for node itself (e.g. V8's --trace-gc), before the script. */
+export function spawnServer(env: Record<string, string>, nodeArgs: readonly string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -26,8 +27,8 @@ export function spawnServer(env: Record<string, string>): { child: ChildProcess;
 }
 
 /** Starts a server and waits for its "listening" log line. */
-export async function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
-  const server = spawnServer(env);
+export async function startServer(env: Record<string, string>, timeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
+  const server = spawnServer(env, nodeArgs);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.output()}`)), timeoutMs);
     const check = () => {

@@ -1,4 +1,4 @@
-import { type App, buildApp } from "../../src/app";
+import { type App, type AppOptions, buildApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { createTestDatabaseUrl } from "./test-database";
 
@@ -14,10 +14,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The whole app (migrations, services, Yoga) over a fresh test database, without a socket. */
-export async function createTestApp(): Promise<TestApp> {
+/**
+ * The whole app (migrations, services, Yoga) over a fresh test database, without a socket. By
+ * default in open mode (loopback, no token): every request acts as admin. `env` adds configuration
+ * (test/support/auth.ts uses it for token mode).
+ */
+export async function createTestApp(options: { env?: Record<string, string>; app?: AppOptions } = {}): Promise<TestApp> {
   const { url, drop } = await createTestDatabaseUrl();
-  const app = await buildApp(loadConfig({ DATABASE_URL: url, PORT: "0", LOG_LEVEL: "silent" }));
+  const app = await buildApp(loadConfig({ DATABASE_URL: url, PORT: "0", LOG_LEVEL: "silent", ...options.env }), options.app);
   return {
     app,
     gql: async (query, variables) => {

@@ -1,4 +1,4 @@
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from "../../src/config";
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, maskUrlPassword } from "../../src/config";
 import { maskDatabaseUrl } from "../../src/db/database-url";
 
 describe("configuration from the environment", () => {
@@ -11,6 +11,10 @@ describe("configuration from the environment", () => {
       logLevel: "info",
       migrateOnStart: true,
       shutdownGraceMs: 10_000,
+      redisUrl: null,
+      feedQueueLimit: 1_000,
+      feedReplayWindow: 100_000,
+      wsKeepAliveMs: 12_000,
     });
     expect(DEFAULT_DATABASE_URL).toBe("file:data/provgraph.db");
   });
@@ -18,6 +22,13 @@ describe("configuration from the environment", () => {
   test("explicit values are used", () => {
     const config = loadConfig({ PORT: "4555", HOST: "::1", DATABASE_URL: "postgres://u:p@db:5432/x", LOG_LEVEL: "DEBUG", MIGRATE_ON_START: "false" });
     expect(config).toMatchObject({ port: 4555, host: "::1", databaseUrl: "postgres://u:p@db:5432/x", logLevel: "debug", migrateOnStart: false });
+  });
+
+  test("feeds: REDIS_URL (redis:// or rediss://, an optional database number), queue bound, replay window, WebSocket keep-alive", () => {
+    const config = loadConfig({ REDIS_URL: " rediss://feeds:s3cret@cache.internal:6380/2 ", FEED_QUEUE_LIMIT: "50", FEED_REPLAY_WINDOW: "5000", WS_KEEPALIVE_MS: "0" });
+    expect(config).toMatchObject({ redisUrl: "rediss://feeds:s3cret@cache.internal:6380/2", feedQueueLimit: 50, feedReplayWindow: 5000, wsKeepAliveMs: 0 });
+    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1" }).redisUrl).toBe("redis://127.0.0.1");
+    expect(loadConfig({ REDIS_URL: "  " }).redisUrl).toBeNull();
   });
 
   test.each([
@@ -32,6 +43,14 @@ describe("configuration from the environment", () => {
       { DATABASE_READ_URL: "postgres://u@replica/x" },
       "invalid configuration: DATABASE_READ_URL is for PostgreSQL replicas; DATABASE_URL is a SQLite file, whose reads already have a connection of their own",
     ],
+    [{ REDIS_URL: "localhost:6379" }, "invalid configuration: REDIS_URL must start with redis:// or rediss://, got 'localhost:6379'"],
+    [{ REDIS_URL: "http://u:hunter2@cache:6379" }, "invalid configuration: REDIS_URL must start with redis:// or rediss://, got 'http://u:****@cache:6379/'"],
+    [{ REDIS_URL: "redis://" }, "invalid configuration: REDIS_URL names no host"],
+    [{ REDIS_URL: "redis://[oops" }, "invalid configuration: REDIS_URL is not a valid URL (expected redis://[user:password@]host[:port][/db] or rediss://…)"],
+    [{ REDIS_URL: "redis://cache/feeds" }, "invalid configuration: REDIS_URL '/feeds' is not a database number (/0, /1, …)"],
+    [{ FEED_QUEUE_LIMIT: "0" }, "invalid configuration: FEED_QUEUE_LIMIT must be between 1 and 100000, got 0"],
+    [{ FEED_REPLAY_WINDOW: "lots" }, "invalid configuration: FEED_REPLAY_WINDOW must be a whole number, got 'lots'"],
+    [{ WS_KEEPALIVE_MS: "-5" }, "invalid configuration: WS_KEEPALIVE_MS must be a whole number, got '-5'"],
   ])("%j is refused with a clear message", (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError("", "").constructor as typeof ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -48,5 +67,11 @@ describe("configuration from the environment", () => {
   test("passwords are masked in database URLs", () => {
     expect(maskDatabaseUrl("postgresql://app:s3cret@db.internal:5432/prov")).toBe("postgresql://app:****@db.internal:5432/prov");
     expect(maskDatabaseUrl("file:./data/x.db")).toBe("file:./data/x.db");
+  });
+
+  test("passwords are masked in Redis URLs (with or without a user name)", () => {
+    expect(maskUrlPassword("redis://feeds:s3cret@cache:6379/0")).toBe("redis://feeds:****@cache:6379/0");
+    expect(maskUrlPassword("rediss://:s3cret@cache:6380")).toBe("rediss://:****@cache:6380");
+    expect(maskUrlPassword("redis://cache:6379")).toBe("redis://cache:6379");
   });
 });

@@ -15,25 +15,47 @@ import { yieldToEventLoop } from "./yield";
 const OUTPUTS_PER_TURN = 1_000;
 
 /**
- * The request as plugins see it: inputs and the artifacts params reference read from the store,
- * output ids content-addressed, inputs paired when the operation groups them. A role listed twice is
- * one role (positions continue), so ZIP pairs by the position an artifact has in its role, whatever
- * the request's grouping. What the unit has prepared but not staged (`pending`) counts as stored.
+ * What drafts need from the store: the artifacts their requests use (inputs, params references) and
+ * whether the parent executions they name exist. Read for many requests at once (one statement
+ * each); `pending` names artifacts and executions the same unit is about to stage, which count as
+ * stored (a batch whose later runs use what its earlier ones produce).
+ */
+export interface DraftContext {
+  artifacts: Map<string, ArtifactRecord>;
+  executions: Set<string>;
+}
+
+export async function loadDraftContext(tx: DbTx, requests: readonly RecordExecutionRequest[], pending?: PendingRecords): Promise<DraftContext> {
+  const artifacts = new Map<string, ArtifactRecord>(pending?.artifacts ?? []);
+  const executions = new Set<string>(pending?.runIds ?? []);
+  const wanted = new Set<string>();
+  for (const request of requests) {
+    for (const input of request.inputs) for (const id of input.artifactIds) wanted.add(id);
+    for (const id of artifactReferencesIn(request.params)) if (isIdOfKind(id, "artifact")) wanted.add(id);
+  }
+  const unknown = [...wanted].filter((id) => !artifacts.has(id));
+  for (const artifact of await storedArtifacts(tx, unknown)) artifacts.set(artifact.id, artifact);
+  const parents = [...new Set(requests.flatMap((r) => (r.parentRunId != null && !executions.has(r.parentRunId) ? [r.parentRunId] : [])))];
+  if (parents.length > 0) for (const row of await tx.execution.findMany({ where: { runId: { in: parents } }, select: { runId: true } })) executions.add(row.runId);
+  return { artifacts, executions };
+}
+
+/**
+ * The request as plugins see it: inputs and the artifacts params reference, from the store (or the
+ * unit's pending records), output ids content-addressed, inputs paired when the operation groups them
+ * (pairing may read ancestry through `port`). A role listed twice is one role (positions continue), so
+ * ZIP pairs by the position an artifact has in its role, whatever the request's grouping.
  */
 export async function buildDraft(
-  tx: DbTx,
+  context: DraftContext,
   operation: OperationRecord,
   request: RecordExecutionRequest,
   runId: RunId,
   specId: SpecId,
-  context: { port: ReadPort; pending?: PendingRecords },
+  port: ReadPort,
 ): Promise<{ draft: DraftExecution; inputs: ArtifactRecord[] }> {
-  const pending = context.pending;
   const references = artifactReferencesIn(request.params);
-  const wanted = [...new Set([...request.inputs.flatMap((i) => i.artifactIds), ...references.filter((id) => isIdOfKind(id, "artifact"))])];
-  const found = await storedArtifacts(tx, wanted);
-  const stored = new Map(found.map((a) => [a.id as string, a]));
-  for (const id of wanted) if (!stored.has(id) && pending?.artifacts.has(id)) stored.set(id, pending.artifacts.get(id)!);
+  const stored = context.artifacts;
   request.inputs.forEach(({ artifactIds }, i) =>
     artifactIds.forEach((id, j) => {
       if (!stored.has(id)) throw new NotFoundError("artifact", id, `inputs[${i}].artifactIds[${j}]`);
@@ -45,9 +67,7 @@ export async function buildDraft(
       throw new LineageIntegrityError(`params reference ${why}`, { rule: "UNKNOWN_CONFIG_REFERENCE", role: CONFIG_INPUT_ROLE, candidates: [id] });
     }
   }
-  if (request.parentRunId != null && !pending?.runIds.has(request.parentRunId) && !(await tx.execution.findUnique({ where: { runId: request.parentRunId }, select: { runId: true } }))) {
-    throw new NotFoundError("execution", request.parentRunId, "parentRunId");
-  }
+  if (request.parentRunId != null && !context.executions.has(request.parentRunId)) throw new NotFoundError("execution", request.parentRunId, "parentRunId");
 
   const inputAt = (id: string, role: string, index: number): InputArtifact => ({ id, role, index, artifactType: stored.get(id)!.artifactType, originalName: stored.get(id)!.originalName });
   const inputPositions = new Map<string, number>();
@@ -69,6 +89,7 @@ export async function buildDraft(
         contentHash: artifact.contentHash,
         artifactType,
         metadata: artifact.metadata ?? null,
+        dataset: artifact.dataset ?? null,
       });
     }
   }
@@ -86,7 +107,7 @@ export async function buildDraft(
     pipeline: request.pipeline ?? null,
     step: request.step ?? null,
     parentRunId: request.parentRunId ?? null,
-    pairing: await pairInputs(declaration, inputs, context.port),
+    pairing: await pairInputs(declaration, inputs, port),
   };
   const inputRecords = [...new Set([...inputs, ...draft.configInputs].map((i) => i.id))].map((id) => stored.get(id)!);
   return { draft, inputs: inputRecords };

@@ -29,6 +29,8 @@ const MAX_BIND_VARIABLES = 30_000;
 export interface InsertOptions {
   ignoreConflicts?: boolean;
   returning?: string;
+  /** An upsert: a row whose key (`conflict`) exists gets these columns from the new row. */
+  update?: { conflict: readonly string[]; columns: readonly string[] };
 }
 
 export async function insertRows(tx: DbTx, table: string, columns: readonly string[], rows: readonly unknown[][], options: InsertOptions = {}): Promise<string[]> {
@@ -65,7 +67,12 @@ export async function insertRows(tx: DbTx, table: string, columns: readonly stri
 const quoted = (name: string) => `"${name}"`;
 
 function conflictAndReturning(options: InsertOptions): string {
-  return (options.ignoreConflicts ? " ON CONFLICT DO NOTHING" : "") + (options.returning ? ` RETURNING ${quoted(options.returning)}` : "");
+  const onConflict = options.update
+    ? ` ON CONFLICT (${options.update.conflict.map(quoted).join(", ")}) DO UPDATE SET ${options.update.columns.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(", ")}`
+    : options.ignoreConflicts
+      ? " ON CONFLICT DO NOTHING"
+      : "";
+  return onConflict + (options.returning ? ` RETURNING ${quoted(options.returning)}` : "");
 }
 
 /** PostgreSQL: each array element is an object keyed by column, typed by the table's own row type, inserted in array order. */

@@ -29,22 +29,27 @@ export interface UnitScope {
  */
 export type RecordingUnit<T> = (tx: DbTx, scope: UnitScope) => Promise<T>;
 
-/**
- * Hears what one transaction committed: every event of the units it held, in the order they ran,
- * and the journal's receipts for them (empty without a journal).
- */
-export type CommitListener = (events: readonly RecordingEvent[], receipts: readonly unknown[]) => void;
+/** What a journal answered for one event: its place in the feed and the time it was logged under. */
+export interface JournalReceipt {
+  sequence: number;
+  loggedAt: Date;
+}
 
 /**
- * An append-only log of recording events written in the recording's own transaction (the feed
- * log): called once per transaction, inside it, after its units and just before COMMIT, with
- * every event of the units that transaction keeps, in order; what it returns (one receipt per
- * event, e.g. feed positions) reaches the listeners with the events. If it throws, the
- * transaction rolls back.
+ * Keeps a transaction's events where they outlive the process (the feed log, src/services/feeds).
+ * Called once per transaction, inside it, after its units and just before the commit, with every
+ * event of the units it holds, in order; it answers one receipt per event, in the same order. It
+ * is on the hot path: one statement or two, never a read that grows with the store.
  */
 export interface EventJournal {
-  append(tx: DbTx, events: readonly RecordingEvent[]): Promise<readonly unknown[]>;
+  append(tx: DbTx, events: readonly RecordingEvent[]): Promise<readonly JournalReceipt[]>;
 }
+
+/**
+ * Hears what one transaction committed: every event of the units it held, in the order they ran;
+ * `receipts[i]` is the journal's answer for `events[i]` (empty when the path has no journal).
+ */
+export type CommitListener = (events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]) => void;
 
 /**
  * The one way recordings reach the database (DESIGN "Write path"): recordExecution, batches,
@@ -73,7 +78,7 @@ export class CommitListeners {
     return () => this.listeners.delete(listener);
   }
 
-  announce(events: readonly RecordingEvent[], receipts: readonly unknown[]): void {
+  announce(events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]): void {
     if (events.length === 0) return;
     for (const listener of this.listeners) {
       try {
@@ -108,7 +113,7 @@ export class TransactionPerUnit implements CommitPath {
         events.push(event);
       },
     };
-    let receipts: readonly unknown[] = [];
+    let receipts: readonly JournalReceipt[] = [];
     const result = await this.db.$transaction(async (tx) => {
       const value = await unit(tx, scope);
       if (this.journal && events.length > 0) receipts = await this.journal.append(tx, events);

@@ -5,6 +5,7 @@ import {
   CommitListeners,
   type CommitPath,
   type EventJournal,
+  type JournalReceipt,
   type RecordingEvent,
   type RecordingUnit,
   TRANSACTION_OPTIONS,
@@ -97,7 +98,7 @@ export class GroupCommit implements CommitPath {
   /** One transaction: as many queued units as fit, then the journal, then COMMIT, then the answers. */
   private async commitNext(): Promise<void> {
     const ran: Ran[] = [];
-    let receipts: readonly unknown[] = [];
+    let receipts: readonly JournalReceipt[] = [];
     let failure: { error: unknown } | undefined;
     try {
       // The one place the commit path opens a transaction.

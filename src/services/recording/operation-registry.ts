@@ -1,11 +1,12 @@
 import { OperationDeclarationError } from "../../../plugins/errors";
 import { CONFIG_INPUT_ROLE, type OperationDeclaration, type RoleDeclaration } from "../../../plugins/types";
-import type { Db } from "../../db/client";
+import type { Db, DbTx } from "../../db/client";
 import type { CommitPath } from "./commit-path";
 import { canonicalJson } from "../canonical-json";
 import { operationIdFor } from "../ids";
 import { type OperationRecord, toOperationRecord } from "../records";
 import { unsafeTextReason } from "../safe-text";
+import { insertRows } from "./bulk-insert";
 
 /** An operation as a client declares it; `inferLineageFrom` as given: at most one of inputs/outputs. */
 export interface OperationDeclarationInput {
@@ -38,27 +39,8 @@ export class OperationRegistry {
     const canonical = canonicalJson(declaration);
     const id = operationIdFor(declaration.name, declaration.version);
     const existing = await this.db.operation.findUnique({ where: { id }, include: { roles: true } });
-    if (existing) {
-      if (existing.declaration !== canonical) {
-        throw new OperationDeclarationError(
-          `operation ${declaration.name}@${declaration.version} is already registered with a different declaration; register a new version instead`,
-          { rule: "IMMUTABLE_VERSION", candidates: [`${declaration.name}@${declaration.version}`] },
-        );
-      }
-      return toOperationRecord(existing);
-    }
-    const roles = [
-      ...declaration.inputs.map((role, position) => ({ direction: "INPUT", role: role.role, position, artifactType: role.artifactType, required: role.required })),
-      ...declaration.outputs.map((role, position) => ({
-        direction: "OUTPUT",
-        role: role.role,
-        position,
-        artifactType: role.artifactType,
-        required: role.required,
-        lineageFrom: role.inferLineageFrom?.from ?? null,
-        lineageRoles: role.inferLineageFrom ? JSON.stringify(role.inferLineageFrom.roles) : null,
-      })),
-    ];
+    if (existing) return sameDeclarationOrRefuse(existing, declaration, canonical);
+    const roles = roleRowsOf(declaration);
     try {
       const data = { id, name: declaration.name, version: declaration.version, kind: declaration.kind, groupBy: declaration.groupBy, declaration: canonical, roles: { create: roles } };
       const row = this.commits
@@ -72,6 +54,75 @@ export class OperationRegistry {
     }
   }
 
+  /**
+   * register() inside a recording unit, in two halves so a unit can check everything before it
+   * writes anything (an OpenLineage job seen for the first time is registered in the unit of the
+   * event that names it, so a refused event leaves no operation behind). Not cached: the unit may
+   * still roll back. planIn: what registering these declarations gives, read in one statement and
+   * nothing written yet: each one's operation (the stored one, or the one createIn will write), or the
+   * declaration error it breaks (a different declaration under a registered name and version).
+   */
+  async planIn(tx: DbTx, inputs: readonly OperationDeclarationInput[]): Promise<OperationPlan> {
+    const normalised = inputs.map((input) => {
+      try {
+        const declaration = normaliseDeclaration(input);
+        return { declaration, canonical: canonicalJson(declaration), id: operationIdFor(declaration.name, declaration.version) };
+      } catch (error) {
+        if (error instanceof OperationDeclarationError) return error;
+        throw error;
+      }
+    });
+    const ids = [...new Set(normalised.flatMap((n) => (n instanceof OperationDeclarationError ? [] : [n.id])))];
+    const rows = ids.length === 0 ? [] : await tx.operation.findMany({ where: { id: { in: ids } }, include: { roles: true } });
+    const stored = new Map(rows.map((row) => [row.id, row]));
+    const toCreate = new Map<string, PlannedOperation>();
+    const operations = normalised.map((n) => {
+      if (n instanceof OperationDeclarationError) return n;
+      const row = stored.get(n.id);
+      if (row) {
+        try {
+          return sameDeclarationOrRefuse(row, n.declaration, n.canonical);
+        } catch (error) {
+          return error as OperationDeclarationError;
+        }
+      }
+      const planned = toCreate.get(n.id) ?? { record: recordOf(n.id, n.declaration, new Date()), canonical: n.canonical };
+      if (planned.canonical !== n.canonical) return declarationConflict(n.declaration);
+      toCreate.set(n.id, planned);
+      return planned.record;
+    });
+    return { operations, toCreate: [...toCreate.values()] };
+  }
+
+  /**
+   * Writes the operations planIn found new, race-safe without retries: inserted with ON CONFLICT DO
+   * NOTHING, and one another unit registered meanwhile must carry the same declaration.
+   */
+  async createIn(tx: DbTx, planned: readonly PlannedOperation[]): Promise<void> {
+    if (planned.length === 0) return;
+    const created = new Set(
+      await insertRows(
+        tx,
+        "Operation",
+        ["id", "name", "version", "kind", "groupBy", "declaration", "createdAt"],
+        planned.map(({ record, canonical }) => [record.id, record.name, record.version, record.kind, record.groupBy, canonical, record.createdAt]),
+        { ignoreConflicts: true, returning: "id" },
+      ),
+    );
+    await insertRows(
+      tx,
+      "OperationRole",
+      ["operationId", "direction", "role", "position", "artifactType", "required", "lineageFrom", "lineageRoles"],
+      planned
+        .filter(({ record }) => created.has(record.id))
+        .flatMap(({ record }) => roleRowsOf(declarationOf(record)).map((r) => [record.id, r.direction, r.role, r.position, r.artifactType, r.required, r.lineageFrom ?? null, r.lineageRoles ?? null])),
+    );
+    const raced = planned.filter(({ record }) => !created.has(record.id));
+    if (raced.length === 0) return;
+    const rows = await tx.operation.findMany({ where: { id: { in: raced.map((p) => p.record.id) } }, include: { roles: true } });
+    for (const { record, canonical } of raced) sameDeclarationOrRefuse(rows.find((row) => row.id === record.id)!, declarationOf(record), canonical);
+  }
+
   /** The registered operation, or undefined. */
   async find(name: string, version: string): Promise<OperationRecord | undefined> {
     const key = `${name}\u0000${version}`;
@@ -83,6 +134,60 @@ export class OperationRegistry {
     this.cache.set(key, record);
     return record;
   }
+}
+
+/** An operation planIn found new: its record (as the read side will return it) and its canonical declaration. */
+export interface PlannedOperation {
+  record: OperationRecord;
+  canonical: string;
+}
+
+export interface OperationPlan {
+  operations: (OperationRecord | OperationDeclarationError)[];
+  toCreate: PlannedOperation[];
+}
+
+/** A name+version is immutable: the stored row must carry the same declaration. */
+function sameDeclarationOrRefuse(row: Parameters<typeof toOperationRecord>[0], declaration: OperationDeclaration, canonical: string): OperationRecord {
+  if (row.declaration !== canonical) throw declarationConflict(declaration);
+  return toOperationRecord(row);
+}
+
+function declarationConflict(declaration: OperationDeclaration): OperationDeclarationError {
+  return new OperationDeclarationError(
+    `operation ${declaration.name}@${declaration.version} is already registered with a different declaration; register a new version instead`,
+    { rule: "IMMUTABLE_VERSION", candidates: [`${declaration.name}@${declaration.version}`] },
+  );
+}
+
+/** The record of an operation about to be created, as toOperationRecord would read it back. */
+function recordOf(id: string, declaration: OperationDeclaration, createdAt: Date): OperationRecord {
+  const role = (r: RoleDeclaration, position: number) => ({ role: r.role, artifactType: r.artifactType, required: r.required, position, inferLineageFrom: r.inferLineageFrom });
+  return {
+    id: id as OperationRecord["id"],
+    name: declaration.name,
+    version: declaration.version,
+    kind: declaration.kind,
+    groupBy: declaration.groupBy,
+    createdAt,
+    inputs: declaration.inputs.map(role),
+    outputs: declaration.outputs.map(role),
+  };
+}
+
+function roleRowsOf(declaration: OperationDeclaration) {
+  return [
+    ...declaration.inputs.map((role, position) => ({ direction: "INPUT", role: role.role, position, artifactType: role.artifactType, required: role.required, lineageFrom: null, lineageRoles: null })),
+    ...declaration.outputs.map((role, position) => ({
+      direction: "OUTPUT",
+      role: role.role,
+      position,
+      artifactType: role.artifactType,
+      required: role.required,
+      lineageFrom: role.inferLineageFrom?.from ?? null,
+      lineageRoles: role.inferLineageFrom ? JSON.stringify(role.inferLineageFrom.roles) : null,
+    })),
+  ];
 }
 
 export function declarationOf(operation: OperationRecord): OperationDeclaration {

@@ -1,4 +1,5 @@
 import type { ProvgraphPlugin } from "../../../plugins/types";
+import type { DbTx } from "../../db/client";
 import { InvalidArgumentError, NotFoundError } from "../errors";
 import { newRunId, type RunId, type SpecId } from "../ids";
 import type { OperationRecord } from "../records";
@@ -17,6 +18,14 @@ export type { RecordExecutionRequest } from "./request-shape";
 const ANSWER_IN_ITS_OWN_TURN = 2_000;
 export type { RecordedExecution } from "./recorded-execution";
 
+export interface RecordOptions {
+  /**
+   * Runs last inside the recording's unit, so what it writes commits or rolls back with the
+   * execution: the audit entry of a recording made with a token (src/auth), at no extra commit.
+   */
+  beforeCommit?: (tx: DbTx, runId: RunId) => Promise<void>;
+}
+
 /**
  * The recording pipeline (DESIGN "Recording pipeline"): capture → build → enrich → validate →
  * propagate → stage, as one unit on the commit path. Any failure throws a typed error and the
@@ -29,8 +38,8 @@ export class ExecutionRecorder {
     private readonly plugins: readonly ProvgraphPlugin[],
   ) {}
 
-  async record(reported: RecordExecutionRequest): Promise<RecordedExecution> {
-    return this.commits.run(this.unitOf(await this.plan(reported)));
+  async record(reported: RecordExecutionRequest, options: RecordOptions = {}): Promise<RecordedExecution> {
+    return this.commits.run(this.unitOf(await this.plan(reported), options));
   }
 
   /**
@@ -38,9 +47,9 @@ export class ExecutionRecorder {
    * commit path at once and in order, so they share transactions (group commit) and each sees the
    * ones before it. One outcome per request, in order: what was recorded, or why it was not.
    */
-  async recordMany(reported: readonly RecordExecutionRequest[]): Promise<PromiseSettledResult<RecordedExecution>[]> {
+  async recordMany(reported: readonly RecordExecutionRequest[], options: RecordOptions = {}): Promise<PromiseSettledResult<RecordedExecution>[]> {
     const plans = await Promise.allSettled(reported.map((request) => this.plan(request)));
-    return Promise.allSettled(plans.map((plan) => (plan.status === "fulfilled" ? this.commits.run(this.unitOf(plan.value)) : Promise.reject(plan.reason))));
+    return Promise.allSettled(plans.map((plan) => (plan.status === "fulfilled" ? this.commits.run(this.unitOf(plan.value, options)) : Promise.reject(plan.reason))));
   }
 
   /** What can be decided before the unit: the request's shape, its operation, its ids. */
@@ -52,13 +61,14 @@ export class ExecutionRecorder {
     return { request, operation, ids: { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() } };
   }
 
-  private unitOf({ request, operation, ids }: Plan): RecordingUnit<RecordedExecution> {
+  private unitOf({ request, operation, ids }: Plan, options: RecordOptions): RecordingUnit<RecordedExecution> {
     return async (tx, scope) => {
       const prepared = await prepareExecution(tx, this.plugins, operation, request, ids);
       const created = await stageExecution(tx, prepared);
       // Building a big execution's answer takes a while of its own.
       if (prepared.draft.outputs.length > ANSWER_IN_ITS_OWN_TURN) await yieldToEventLoop();
       const recorded = recordedExecutionOf(prepared, created);
+      if (options.beforeCommit) await options.beforeCommit(tx, ids.runId);
       scope.emit({ type: "EXECUTION_RECORDED", execution: recorded.execution, edges: recorded.edges });
       return recorded;
     };

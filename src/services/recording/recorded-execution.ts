@@ -36,7 +36,7 @@ export function recordedExecutionOf(prepared: StageableExecution, created: reado
       ...prepared.inputs,
       ...draft.outputs
         .filter((o) => createdIds.has(o.id))
-        .map((o) => ({ id: o.id as ArtifactId, artifactType: o.artifactType!, contentHash: o.contentHash, originalName: o.originalName, metadata: o.metadata, dataset: null, createdAt: recordedAt })),
+        .map((o) => ({ id: o.id as ArtifactId, artifactType: o.artifactType!, contentHash: o.contentHash, originalName: o.originalName, metadata: o.metadata, dataset: o.dataset ?? null, createdAt: recordedAt })),
     ],
     execution: {
       runId,

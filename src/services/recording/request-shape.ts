@@ -1,7 +1,7 @@
 import { canonicalContentHash } from "../content-hash";
 import { InvalidArgumentError, InvalidIdError } from "../errors";
 import { isIdOfKind } from "../ids";
-import { EXECUTION_STATUSES, type ExecutionStatus } from "../records";
+import { type DatasetRef, EXECUTION_STATUSES, type ExecutionStatus } from "../records";
 import { unsafeTextReason } from "../safe-text";
 import { yieldToEventLoop } from "./yield";
 
@@ -11,7 +11,7 @@ export interface RecordExecutionRequest {
   operationVersion: string;
   params?: unknown;
   inputs: { role: string; artifactIds: readonly string[] }[];
-  outputs: { role: string; artifacts: { originalName: string; contentHash: string; metadata?: unknown }[] }[];
+  outputs: { role: string; artifacts: { originalName: string; contentHash: string; metadata?: unknown; dataset?: DatasetRef | null }[] }[];
   /** Explicit mappings; `kind` (default JOINT) says whether several sources are one joint derivation or each its own. */
   lineage?: { output: string; sources: readonly string[]; kind?: "JOINT" | "INDEPENDENT" | null }[] | null;
   pipeline?: string | null;
@@ -74,6 +74,11 @@ function* shapeChecks(request: RecordExecutionRequest): Generator<void, RecordEx
     for (let j = 0; j < artifacts.length; j++) {
       const artifact = artifacts[j];
       text(() => `outputs[${i}].artifacts[${j}].originalName`, artifact.originalName, { nonEmpty: true });
+      if (artifact.dataset) {
+        text(() => `outputs[${i}].artifacts[${j}].dataset.namespace`, artifact.dataset.namespace);
+        text(() => `outputs[${i}].artifacts[${j}].dataset.name`, artifact.dataset.name);
+        text(() => `outputs[${i}].artifacts[${j}].dataset.version`, artifact.dataset.version);
+      }
       checked.push({ ...artifact, contentHash: canonicalContentHash(() => `outputs[${i}].artifacts[${j}].contentHash`, artifact.contentHash) });
       if (++sinceTurn === ARTIFACTS_PER_TURN) (sinceTurn = 0), yield;
     }

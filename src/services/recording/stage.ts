@@ -1,60 +1,153 @@
+import type { DatasetVersionRef } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { insertRows } from "./bulk-insert";
 import { recordPipelineStep } from "./pipeline-steps";
-import type { StageableExecution } from "./prepared-execution";
+import type { PreparedExecution, StageableExecution } from "./prepared-execution";
 
 const json = (value: unknown) => (value === null || value === undefined ? null : canonicalJson(value));
+
+export const ARTIFACT_COLUMNS = ["id", "artifactType", "contentHash", "originalName", "metadata", "datasetNamespace", "datasetName", "datasetVersion", "createdAt"] as const;
+
+/** An artifact about to be staged: an output draft, or a source (an artifact no execution produced). */
+export interface StagedArtifact {
+  id: string;
+  artifactType: string | null;
+  contentHash: string;
+  originalName: string;
+  metadata: unknown;
+  dataset?: DatasetVersionRef | null;
+  /** When it is recorded (default: the staging call's instant). */
+  createdAt?: Date;
+}
+
+export function artifactRow(artifact: StagedArtifact, at: Date): unknown[] {
+  const dataset = artifact.dataset ?? null;
+  return [artifact.id, artifact.artifactType, artifact.contentHash, artifact.originalName, json(artifact.metadata), dataset?.namespace ?? null, dataset?.name ?? null, dataset?.version ?? null, artifact.createdAt ?? at];
+}
 
 // Seed "staging-commit": the pipeline step (checked first: STEP_CONFLICT is the one expected failure
 // left once the lineage pipeline passed), artifacts (existing content is kept as it is: provenance is
 // immutable), then the execution, its links and its edges, all in the caller's transaction. Returns
 // the ids of the artifacts it created.
 export async function stageExecution(tx: DbTx, prepared: StageableExecution): Promise<string[]> {
-  const { draft, operation, request, edges, recordedAt: at } = prepared;
-  if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, at);
-  const created = await insertRows(
-    tx,
-    "Artifact",
-    ["id", "artifactType", "contentHash", "originalName", "metadata", "createdAt"],
-    draft.outputs.map((o) => [o.id, o.artifactType, o.contentHash, o.originalName, json(o.metadata), at]),
-    { ignoreConflicts: true, returning: "id" },
-  );
+  return (await stageExecutions(tx, [prepared]))[0];
+}
+
+/** `artifactsStaged`: the caller already staged every output artifact (stageSourceArtifacts), so they are not written again. */
+export interface StageOptions {
+  artifactsStaged?: boolean;
+}
+
+/**
+ * stageExecution for many prepared executions at once: one multi-row statement per table for all of
+ * them (what a batch costs is then a handful of statements, not a handful per execution). Returns,
+ * for each, the ids of the artifacts it created (an artifact two of them produce is created by the first).
+ */
+export async function stageExecutions(tx: DbTx, prepared: readonly StageableExecution[], options: StageOptions = {}): Promise<string[][]> {
+  if (prepared.length === 0) return [];
+  for (const { draft, operation, recordedAt } of prepared) if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
+  const created = options.artifactsStaged ? prepared.map(() => []) : await stageOutputArtifacts(tx, prepared);
+  await insertRows(tx, "Execution", EXECUTION_COLUMNS, prepared.map(executionRow));
+  await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows));
+  await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, prepared.flatMap((p) => p.edges.map((e) => edgeRow(e, p.recordedAt))));
+  return created;
+}
+
+const EXECUTION_COLUMNS = ["runId", "specId", "operationId", "status", "params", "agent", "startedAt", "endedAt", "recordedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "pipeline", "step", "parentRunId"];
+/** The columns of an execution that are a fold of what its producer reported (appends recompute them). */
+const DERIVED_EXECUTION_COLUMNS = ["status", "params", "agent", "startedAt", "endedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "parentRunId"];
+const LINK_COLUMNS = ["runId", "artifactId", "direction", "role", "position"];
+const EDGE_COLUMNS = ["sourceId", "targetId", "runId", "kind", "groupId", "stepBoundary", "sourceType", "targetType", "createdAt"];
+
+function executionRow({ draft, operation, request, recordedAt }: StageableExecution): unknown[] {
   const pins = request.pins ?? {};
-  await insertRows(
-    tx,
-    "Execution",
-    ["runId", "specId", "operationId", "status", "params", "agent", "startedAt", "endedAt", "recordedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "pipeline", "step", "parentRunId"],
-    [
-      [
-        draft.runId,
-        draft.specId,
-        operation.id,
-        request.status ?? "COMPLETED",
-        json(draft.params),
-        request.agent ?? null,
-        request.startedAt ?? null,
-        request.endedAt ?? null,
-        at,
-        json(pins.inputVersions),
-        pins.codeVersion ?? null,
-        pins.imageDigest ?? null,
-        pins.deterministic ?? null,
-        draft.pipeline,
-        draft.step,
-        draft.parentRunId,
-      ],
-    ],
-  );
-  await insertRows(tx, "ExecutionArtifact", ["runId", "artifactId", "direction", "role", "position"], [
+  return [
+    draft.runId,
+    draft.specId,
+    operation.id,
+    request.status ?? "COMPLETED",
+    json(draft.params),
+    request.agent ?? null,
+    request.startedAt ?? null,
+    request.endedAt ?? null,
+    recordedAt,
+    json(pins.inputVersions),
+    pins.codeVersion ?? null,
+    pins.imageDigest ?? null,
+    pins.deterministic ?? null,
+    draft.pipeline,
+    draft.step,
+    draft.parentRunId,
+  ];
+}
+
+function linkRows({ draft }: StageableExecution): unknown[][] {
+  return [
     ...[...draft.inputs, ...draft.configInputs].map((i) => [draft.runId, i.id, "CONSUMED", i.role, i.index]),
     ...draft.outputs.map((o) => [draft.runId, o.id, "PRODUCED", o.role, o.index]),
-  ]);
-  await insertRows(
-    tx,
-    "ProvenanceEdge",
-    ["sourceId", "targetId", "runId", "kind", "groupId", "stepBoundary", "sourceType", "targetType", "createdAt"],
-    edges.map((e) => [e.sourceId, e.targetId, e.runId, e.kind, e.groupId, e.stepBoundary, e.sourceType, e.targetType, at]),
+  ];
+}
+
+function edgeRow(e: PreparedExecution["edges"][number], at: Date): unknown[] {
+  return [e.sourceId, e.targetId, e.runId, e.kind, e.groupId, e.stepBoundary, e.sourceType, e.targetType, at];
+}
+
+/** The outputs' artifacts, once each; for each prepared execution, the ids it created. */
+async function stageOutputArtifacts(tx: DbTx, prepared: readonly StageableExecution[]): Promise<string[][]> {
+  const rows = new Map<string, unknown[]>();
+  for (const p of prepared) for (const o of p.draft.outputs) if (!rows.has(o.id)) rows.set(o.id, artifactRow(o, p.recordedAt));
+  const created = new Set(await insertRows(tx, "Artifact", ARTIFACT_COLUMNS, [...rows.values()], { ignoreConflicts: true, returning: "id" }));
+  return prepared.map((p) =>
+    [...new Set(p.draft.outputs.map((o) => o.id))].filter((id) => {
+      if (!created.has(id)) return false;
+      created.delete(id);
+      return true;
+    }),
   );
-  return created;
+}
+
+/** What appending to a recorded execution wrote. */
+export interface StagedAppend {
+  /** Ids of the artifacts it created. */
+  created: string[];
+  /** The edges it added (those of the prepared execution not already recorded for the run). */
+  edges: PreparedExecution["edges"];
+}
+
+/**
+ * Appends to an execution recorded earlier (an OpenLineage run reporting in several events): the
+ * prepared execution describes the run in full as it is now known, and everything already recorded
+ * — artifacts, links, edges — is kept as it is; only what is new is added. The execution row's
+ * derived columns (status, times, params, agent, pins, parent) take the prepared request's values:
+ * they are a fold of the facts the run reported, which the caller recomputes from its stored
+ * reports, never a correction of them. Identity (runId, specId, operation, recordedAt) is untouched.
+ */
+export async function stageAppend(tx: DbTx, prepared: PreparedExecution): Promise<StagedAppend> {
+  return (await stageAppends(tx, [prepared]))[0];
+}
+
+/** stageAppend for many executions (each recorded earlier, each at most once here), a few statements for all. */
+export async function stageAppends(tx: DbTx, prepared: readonly PreparedExecution[], options: StageOptions = {}): Promise<StagedAppend[]> {
+  if (prepared.length === 0) return [];
+  for (const { draft, operation, recordedAt } of prepared) if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
+  const created = options.artifactsStaged ? prepared.map(() => []) : await stageOutputArtifacts(tx, prepared);
+  await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows), { ignoreConflicts: true });
+  const stored = await tx.provenanceEdge.findMany({ where: { runId: { in: prepared.map((p) => p.draft.runId) } }, select: { runId: true, sourceId: true, targetId: true, kind: true, groupId: true } });
+  const key = (e: { runId: string; sourceId: string; targetId: string; kind: string; groupId: string | null }) => `${e.runId}\u0000${e.sourceId}\u0000${e.targetId}\u0000${e.kind}\u0000${e.groupId}`;
+  const known = new Set(stored.map(key));
+  const added = prepared.map((p) => p.edges.filter((e) => !known.has(key(e))));
+  await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, prepared.flatMap((p, i) => added[i].map((e) => edgeRow(e, p.recordedAt))));
+  // The derived columns, for all of them in one upsert: each row exists, so only those columns change.
+  await insertRows(tx, "Execution", EXECUTION_COLUMNS, prepared.map(executionRow), { update: { conflict: ["runId"], columns: DERIVED_EXECUTION_COLUMNS } });
+  return prepared.map((_, i) => ({ created: created[i], edges: added[i] }));
+}
+
+/**
+ * Artifacts that enter provenance without an execution producing them inside provgraph (an
+ * OpenLineage input dataset version no recorded run made): written as they are, an existing one
+ * kept unchanged. Returns the ids it created.
+ */
+export async function stageSourceArtifacts(tx: DbTx, artifacts: readonly StagedArtifact[], at: Date): Promise<string[]> {
+  return insertRows(tx, "Artifact", ARTIFACT_COLUMNS, artifacts.map((a) => artifactRow(a, at)), { ignoreConflicts: true, returning: "id" });
 }

@@ -1,0 +1,18 @@
+import type { DbTx } from "../db/client";
+import type { AuthServices } from "./auth-services";
+import type { Principal } from "./principal";
+
+/** What auth needs of the GraphQL context (src/schema/context.ts extends it). */
+export interface AuthContext {
+  /** Who this request acts as: authenticated before the request is parsed (HTTP) or at connection (graphql-ws). */
+  principal: Principal;
+  auth: AuthServices;
+  requestId: string;
+  transport: "http" | "ws";
+  /**
+   * Set while an audited mutation runs: a service that writes in one transaction may call it inside
+   * that transaction with the ids it wrote, and the successful mutation's audit entry then commits
+   * with them (no second commit). Otherwise the entry is written after the mutation.
+   */
+  auditInTransaction?: (tx: DbTx, ...targets: string[]) => Promise<void>;
+}

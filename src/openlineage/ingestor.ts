@@ -1,0 +1,162 @@
+import { ProvenanceError } from "../../plugins/errors";
+import type { ProvgraphPlugin } from "../../plugins/types";
+import type { DatabaseProvider } from "../db/database-url";
+import { jsonDepthExceeds } from "../limits/json-depth";
+import type { RunId } from "../services/ids";
+import type { CommitPath, OperationRegistry } from "../services/recording";
+import type { ExecutionStatus } from "../services/records";
+import { EventTooDeepError, EventTooLargeError, InvalidEventError } from "./errors";
+import { parseEvent, type ParsedEvent } from "./event-facts";
+import { OPENLINEAGE_LIMITS } from "./limits";
+import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
+import { nextRecordingInstant } from "./recording-clock";
+import { OpenLineageSchema } from "./schema-validator";
+import type { Logger } from "../logger";
+
+export type EventResultStatus = "STORED" | "DUPLICATE" | "REFUSED";
+
+/** What became of one event: stored, already stored (a duplicate), or refused with why. */
+export interface EventResult {
+  /** Its position in the request (0 for a single event). */
+  index: number;
+  status: EventResultStatus;
+  kind: ParsedEvent["kind"] | null;
+  runId: RunId | null;
+  /** The run's execution status once this event is recorded (RunEvents). */
+  executionStatus: ExecutionStatus | null;
+  error: EventError | null;
+}
+
+export interface EventError {
+  code: string;
+  message: string;
+  /** JSON pointer into the event (RFC 6901), "" for the event as a whole, null when no one place is at fault. */
+  pointer: string | null;
+  reason: string | null;
+  details: Record<string, unknown>;
+  /** Our fault behind an INTERNAL_SERVER_ERROR: logged with its stack by the caller, never sent. */
+  fault?: unknown;
+}
+
+/** One event as a transport received it: the parsed JSON and, when the transport has it, its text as sent. */
+export interface ReceivedEvent {
+  event: unknown;
+  text?: string;
+}
+
+export interface OpenLineageIngestorDeps {
+  commits: CommitPath;
+  registry: OperationRegistry;
+  plugins: readonly ProvgraphPlugin[];
+  provider: DatabaseProvider;
+  /** Where our faults are logged (with their stack and the request id); the caller only sees INTERNAL_SERVER_ERROR. */
+  logger: Pick<Logger, "error">;
+}
+
+/** Events one recording unit holds at most: its write lock is held for a few hundred milliseconds at worst. */
+export const CHUNK_EVENTS = 250;
+
+let sharedSchema: OpenLineageSchema | undefined;
+
+/** The compiled schemas, once per process (compiling them takes a few hundred milliseconds). */
+export function openLineageSchema(): OpenLineageSchema {
+  return (sharedSchema ??= new OpenLineageSchema());
+}
+
+/**
+ * OpenLineage ingestion, for every transport (POST /api/v1/lineage, its batch form, the
+ * ingestOpenLineageEvents mutation): each event is checked (size, depth, the official schema,
+ * names), then recorded on the commit path, atomically and independently of the others — one bad
+ * event in a batch refuses that event alone.
+ */
+export class OpenLineageIngestor {
+  private readonly schema = openLineageSchema();
+
+  constructor(private readonly deps: OpenLineageIngestorDeps) {}
+
+  /**
+   * Events are recorded in the order given, in chunks of up to CHUNK_EVENTS: each chunk is one
+   * recording unit with a fixed number of statements, so a batch costs a few statements per chunk
+   * rather than per event. Each event stays atomic: a chunk with an event the store refuses is rolled
+   * back whole and its events recorded one by one, each in a unit of its own. The results are in
+   * the order given. `requestId` labels the log lines of our faults.
+   */
+  async ingest(events: readonly ReceivedEvent[], requestId?: string): Promise<EventResult[]> {
+    const results: EventResult[] = new Array(events.length);
+    const checked: { index: number; event: ParsedEvent }[] = [];
+    events.forEach((received, index) => {
+      try {
+        checked.push({ index, event: this.check(received.event, received.text) });
+      } catch (error) {
+        results[index] = refusal(index, eventErrorOf(error));
+      }
+    });
+    for (let start = 0; start < checked.length; start += CHUNK_EVENTS) {
+      const chunk = checked.slice(start, start + CHUNK_EVENTS);
+      for (const result of await this.record(chunk)) results[result.index] = result;
+    }
+    for (const result of results) {
+      if (result.error?.fault !== undefined) this.deps.logger.error({ requestId, index: result.index, runId: result.runId, err: result.error.fault }, "unexpected error while ingesting an OpenLineage event");
+    }
+    return results;
+  }
+
+  /** One chunk as one unit; if it fails, its events one by one (only the culprit is refused). */
+  private async record(chunk: readonly { index: number; event: ParsedEvent }[]): Promise<EventResult[]> {
+    const run = (items: readonly { index: number; event: ParsedEvent }[]) =>
+      this.deps.commits.run((tx, scope) => recordEvents(tx, scope, this.deps, items.map((i) => i.event), items.map(() => nextRecordingInstant())));
+    const stored = (index: number, event: ParsedEvent, outcome: EventOutcome): EventResult => ({ index, status: outcome.status, kind: event.kind, runId: outcome.runId, executionStatus: outcome.executionStatus, error: null });
+    const failed = (index: number, event: ParsedEvent, error: unknown): EventResult => ({
+      ...refusal(index, eventErrorOf(error instanceof EventRefusal ? error.error : error)),
+      kind: event.kind,
+      runId: event.kind === "RUN" ? event.runId : null,
+    });
+    if (chunk.length > 1) {
+      try {
+        const outcomes = await run(chunk);
+        return chunk.map(({ index, event }, i) => stored(index, event, outcomes[i]));
+      } catch {
+        // Fall through: each event alone, so one refusal (or fault) cannot take the others with it.
+      }
+    }
+    const results: EventResult[] = [];
+    for (const item of chunk) {
+      try {
+        const [outcome] = await run([item]);
+        results.push(stored(item.index, item.event, outcome));
+      } catch (error) {
+        results.push(failed(item.index, item.event, error));
+      }
+    }
+    return results;
+  }
+
+  /** Everything that can be checked without the database. */
+  private check(event: unknown, sent: string | undefined): ParsedEvent {
+    if (jsonDepthExceeds(event, OPENLINEAGE_LIMITS.maxJsonDepth)) throw new EventTooDeepError(OPENLINEAGE_LIMITS.maxJsonDepth);
+    const text = sent ?? JSON.stringify(event) ?? "";
+    const size = Buffer.byteLength(text);
+    if (size > OPENLINEAGE_LIMITS.maxEventBytes) throw new EventTooLargeError(size, OPENLINEAGE_LIMITS.maxEventBytes);
+    const violation = this.schema.validate(event);
+    if (violation) throw new InvalidEventError(violation.pointer, violation.reason);
+    return parseEvent(event as Record<string, unknown>, text);
+  }
+}
+
+function refusal(index: number, error: EventError): EventResult {
+  return { index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error };
+}
+
+function eventErrorOf(error: unknown): EventError {
+  if (error instanceof ProvenanceError) {
+    const details = error.details;
+    return {
+      code: error.code,
+      message: error.message,
+      pointer: typeof details.pointer === "string" ? details.pointer : null,
+      reason: typeof details.reason === "string" ? details.reason : null,
+      details,
+    };
+  }
+  return { code: "INTERNAL_SERVER_ERROR", message: "Unexpected error.", pointer: null, reason: null, details: {}, fault: error };
+}

@@ -1,0 +1,545 @@
+import type { ProvenanceError } from "../../plugins/errors";
+import type { ProvgraphPlugin } from "../../plugins/types";
+import type { DbTx } from "../db/client";
+import type { DatabaseProvider } from "../db/database-url";
+import { canonicalJson } from "../services/canonical-json";
+import { type ColumnEdgeDraft, type DatasetColumnRecord, stageColumnEdges, stageDatasetColumns } from "../services/columns";
+import { type ArtifactId, type RunId, specIdFrom, type SpecId } from "../services/ids";
+import {
+  checkRequestShape,
+  insertRows,
+  type OperationRegistry,
+  type PreparedExecution,
+  type PrepareItem,
+  prepareExecutions,
+  type RecordExecutionRequest,
+  recordedExecutionOf,
+  stageAppends,
+  stageExecutions,
+  type StagedArtifact,
+  stageSourceArtifacts,
+  type UnitScope,
+  type PendingRecords,
+} from "../services/recording";
+import { type ArtifactRecord, type ExecutionRecord, type ExecutionStatus, type OperationRecord, toArtifactRecord, toExecutionRecord } from "../services/records";
+import { DATASET_ARTIFACT_TYPE, datasetArtifactId, datasetContentHash, outputVersion } from "./dataset-identity";
+import { InvalidEventError } from "./errors";
+import { type DatasetMention, type DatasetName, type ParsedEvent, type RunFacts } from "./event-facts";
+import { INPUT_ROLE, jobDeclaration, OUTPUT_ROLE } from "./job-operation";
+import { foldRun, type RunFold, type StoredRunFacts } from "./run-fold";
+
+export interface RecordEventsDeps {
+  registry: OperationRegistry;
+  plugins: readonly ProvgraphPlugin[];
+  provider: DatabaseProvider;
+}
+
+export interface EventOutcome {
+  status: "STORED" | "DUPLICATE";
+  runId: RunId | null;
+  /** The run's execution status once this event is recorded (RunEvents). */
+  executionStatus: ExecutionStatus | null;
+}
+
+/** An event of the chunk the store refuses (a job clash, a rule of the core): the unit must roll back. */
+export class EventRefusal extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: ProvenanceError,
+  ) {
+    super(`event ${index} refused: ${error.message}`);
+  }
+}
+
+type RunEvent = Extract<ParsedEvent, { kind: "RUN" }>;
+
+/** A dataset version an input resolved to, and the mention it resolved. */
+interface ResolvedInput extends DatasetName {
+  id: ArtifactId;
+  version: string | null;
+  mention: DatasetMention;
+}
+
+/** A dataset version a run's events report as an output. */
+interface RunOutput {
+  ref: { namespace: string; name: string; version: string | null };
+  id: ArtifactId;
+  contentHash: string;
+  columnSources: DatasetName[] | null;
+}
+
+/**
+ * What a run is after one of its events: the fold of its events up to that one, the inputs and
+ * outputs that fold resolves to, and (once prepared) the execution it describes. Recording a chunk
+ * stages these states one after another, exactly as if each event came alone.
+ */
+interface RunState {
+  /** Index in the chunk of the event that leads to this state. */
+  index: number;
+  instant: Date;
+  /** How many of the run's uses (input resolutions) existed at this state. */
+  usesSoFar: number;
+  fold: RunFold;
+  inputs: ResolvedInput[];
+  outputs: RunOutput[];
+  prepared?: PreparedExecution;
+}
+
+/** One run of the chunk: its events here, what was stored before, and its states after each event. */
+interface RunPlan {
+  runId: RunId;
+  events: { index: number; event: RunEvent }[];
+  existing: ExecutionRecord | null;
+  operation: OperationRecord;
+  states: RunState[];
+  /** How each input version was resolved (DatasetVersionUse), stored before and made by this chunk. */
+  uses: { artifactId: string; resolvedBy: string; dataset: DatasetName & { version: string | null } }[];
+  newUses: { id: ArtifactId; how: string; instant: Date }[];
+  sources: StagedArtifact[];
+}
+
+/**
+ * Records a chunk of checked OpenLineage events in one recording unit, with a number of statements
+ * that does not grow with the events it holds (each table read once; written once per "round" —
+ * the k-th event of every run in the chunk): the raw events (those not stored before: a duplicate
+ * changes nothing), the jobs' operations on first sight, and per run its execution — recorded by the
+ * run's first event, appended to by later ones — whose derived state is the fold of its stored
+ * events, with the dataset versions it used and produced, their lineage, columns and column edges.
+ * It records exactly what the same events recorded one by one would (each state of a run is
+ * prepared and staged in turn; each event has its own recording instant). Everything is checked
+ * before anything is written: an event the store refuses throws an EventRefusal and the unit writes
+ * nothing (the caller then records the chunk's events one by one, so only that event is refused).
+ * A chunk of one event is the single-event path.
+ */
+export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEventsDeps, events: readonly ParsedEvent[], instants: readonly Date[]): Promise<EventOutcome[]> {
+  const refuse = (index: number, error: ProvenanceError): never => {
+    throw new EventRefusal(index, error);
+  };
+  const at = instants[instants.length - 1];
+  const runEvents = events.flatMap((event, index) => (event.kind === "RUN" ? [{ index, event }] : []));
+  await lockRuns(tx, deps.provider, runEvents.flatMap(({ event }) => [event.runId, ...(event.facts.parent ? [event.facts.parent.runId] : [])]));
+
+  // Duplicates: stored before, or earlier in this chunk.
+  const storedKeys = new Set((await tx.openLineageEvent.findMany({ where: { eventKey: { in: events.map((e) => e.eventKey) } }, select: { eventKey: true } })).map((e) => e.eventKey));
+  const duplicate = events.map((event) => {
+    if (storedKeys.has(event.eventKey)) return true;
+    storedKeys.add(event.eventKey);
+    return false;
+  });
+
+  // Jobs (and the jobs parent facets name), planned in one read; created only once all is checked.
+  const jobs = new Map<string, DatasetName>();
+  const jobKey = (job: DatasetName) => JSON.stringify([job.namespace, job.name]);
+  events.forEach((event, i) => {
+    if (duplicate[i] || event.kind === "DATASET") return;
+    jobs.set(jobKey(event.job), event.job);
+    if (event.kind === "RUN" && event.facts.parent) jobs.set(jobKey(event.facts.parent.job), event.facts.parent.job);
+  });
+  const jobList = [...jobs.values()];
+  const plan = await deps.registry.planIn(tx, jobList.map(jobDeclaration));
+  const operationOf = new Map(jobList.map((job, i) => [jobKey(job), plan.operations[i]]));
+  const jobOperation = (job: DatasetName, index: number): OperationRecord => {
+    const operation = operationOf.get(jobKey(job))!;
+    return "code" in operation ? refuse(index, operation) : operation;
+  };
+  events.forEach((event, i) => {
+    if (!duplicate[i] && event.kind !== "DATASET") jobOperation(event.job, i);
+  });
+
+  // The runs: what was stored for them.
+  const byRun = new Map<RunId, { index: number; event: RunEvent }[]>();
+  for (const item of runEvents) if (!duplicate[item.index]) byRun.set(item.event.runId, [...(byRun.get(item.event.runId) ?? []), item]);
+  const runIds = [...byRun.keys()];
+  const parentIds = runEvents.flatMap(({ event }) => (event.facts.parent ? [event.facts.parent.runId] : []));
+  const allRunIds = [...new Set([...runIds, ...parentIds, ...runEvents.map(({ event }) => event.runId)])];
+  const executionRows = await tx.execution.findMany({ where: { runId: { in: allRunIds } } });
+  const executions = new Map(executionRows.map((row) => [row.runId, toExecutionRecord(row)]));
+  // A run no execution holds yet has nothing else stored either.
+  const recorded = runIds.filter((runId) => executions.has(runId));
+  const [olRuns, storedFacts, storedUses] =
+    recorded.length === 0
+      ? [[], [], []]
+      : await Promise.all([
+          tx.openLineageRun.findMany({ where: { runId: { in: recorded } } }),
+          tx.openLineageEvent.findMany({ where: { runId: { in: recorded } }, select: { runId: true, eventKey: true, facts: true } }),
+          tx.datasetVersionUse.findMany({ where: { runId: { in: recorded } } }),
+        ]);
+  const olRunOf = new Map(olRuns.map((r) => [r.runId, r]));
+  const factsOf = new Map<string, StoredRunFacts[]>();
+  for (const row of storedFacts) factsOf.set(row.runId!, [...(factsOf.get(row.runId!) ?? []), { eventKey: row.eventKey, facts: JSON.parse(row.facts) as RunFacts }]);
+  const usedArtifacts = storedUses.length === 0 ? [] : await tx.artifact.findMany({ where: { id: { in: [...new Set(storedUses.map((u) => u.artifactId))] } } });
+  const usedById = new Map(usedArtifacts.map((a) => [a.id, a]));
+
+  const runs = new Map<RunId, RunPlan>();
+  for (const [runId, items] of byRun) {
+    const existing = executions.get(runId) ?? null;
+    const first = items[0];
+    const operation = jobOperation(first.event.job, first.index);
+    if (existing) {
+      const run = olRunOf.get(runId);
+      if (!run) refuse(first.index, new InvalidEventError("/run/runId", `names execution ${runId}, which was recorded through recordExecution, not by OpenLineage events: its record cannot be appended to`));
+      if (existing.operationId !== operation.id) refuse(first.index, jobClash(runId, run!, first.event.job));
+    }
+    for (const item of items.slice(1)) {
+      if (jobKey(item.event.job) !== jobKey(first.event.job)) refuse(item.index, jobClash(runId, existing ? olRunOf.get(runId)! : first.event.job, item.event.job));
+    }
+    const uses = storedUses
+      .filter((u) => u.runId === runId)
+      .flatMap((u) => {
+        const a = usedById.get(u.artifactId);
+        return a ? [{ artifactId: u.artifactId, resolvedBy: u.resolvedBy, dataset: { namespace: a.datasetNamespace!, name: a.datasetName!, version: a.datasetVersion } }] : [];
+      });
+    runs.set(runId, { runId, events: items, existing, operation, states: [], uses, newUses: [], sources: [] });
+  }
+
+  // Each run's state after each of its events, in the chunk's order: so an input resolves to the
+  // newest version known when its event comes (stored, or produced by an earlier event of the chunk).
+  const newest = await newestVersions(tx, [...runs.values()], factsOf);
+  const producedInChunk = new Map<string, { id: ArtifactId; version: string }[]>();
+  for (const { index, event } of runEvents) {
+    if (duplicate[index]) continue;
+    const run = runs.get(event.runId)!;
+    const done = run.events.findIndex((e) => e.index === index) + 1;
+    const fold = foldRun([...(factsOf.get(run.runId) ?? []), ...run.events.slice(0, done).map(({ event: e }) => ({ eventKey: e.eventKey, facts: e.facts }))]);
+    const outputs: RunOutput[] = fold.outputs.map((output) => {
+      const ref = outputVersion(output, run.runId);
+      return { ref, id: datasetArtifactId(ref), contentHash: datasetContentHash(ref), columnSources: output.columnSources };
+    });
+    const inputs = resolveInputs(run, fold, outputs, newest, producedInChunk, instants[index]);
+    run.states.push({ index, instant: instants[index], usesSoFar: run.uses.length, fold, inputs, outputs });
+    for (const output of event.outputs) {
+      const ref = outputVersion(output, run.runId);
+      const key = JSON.stringify([ref.namespace, ref.name]);
+      producedInChunk.set(key, [{ id: datasetArtifactId(ref), version: ref.version! }, ...(producedInChunk.get(key) ?? [])]);
+    }
+  }
+
+  // Parents not recorded yet: recorded now as runs of the parent job with no events of their own.
+  const known = new Set([...executions.keys(), ...runIds]);
+  const stubs: { runId: RunId; job: DatasetName; operation: OperationRecord; index: number }[] = [];
+  for (const run of runs.values()) {
+    for (const state of run.states) {
+      const parent = state.fold.parent;
+      if (!parent || known.has(parent.runId)) continue;
+      known.add(parent.runId);
+      stubs.push({ runId: parent.runId, job: parent.job, operation: jobOperation(parent.job, state.index), index: state.index });
+    }
+  }
+
+  // Prepare every state of every run (and the parents) in one pass over the pipeline.
+  const artifacts = new Map<string, StagedArtifact>();
+  for (const run of runs.values()) {
+    for (const s of run.sources) if (!artifacts.has(s.id)) artifacts.set(s.id, s);
+    for (const state of run.states) {
+      for (const o of state.outputs) {
+        if (!artifacts.has(o.id)) artifacts.set(o.id, { id: o.id, artifactType: DATASET_ARTIFACT_TYPE, contentHash: o.contentHash, originalName: o.ref.name, metadata: null, dataset: o.ref, createdAt: state.instant });
+      }
+    }
+  }
+  const states = [...runs.values()].flatMap((run) => run.states.map((state) => ({ run, state })));
+  const items: PrepareItem[] = [
+    ...stubs.map((stub) => ({
+      operation: stub.operation,
+      request: checkRequestShape({ operation: stub.operation.name, operationVersion: stub.operation.version, inputs: [], outputs: [], status: "STARTED" }),
+      ids: { runId: stub.runId, specId: specIdOfRun(stub.job, stub.runId), recordedAt: instants[stub.index] },
+    })),
+    ...states.map(({ run, state }) => ({
+      operation: run.operation,
+      request: requestOf(run, state),
+      ids: { runId: run.runId, specId: run.existing?.specId ?? specIdOfRun(state.fold.job, run.runId), recordedAt: state.instant },
+    })),
+  ];
+  // What the drafts use: the artifacts the chunk stages, and the stored ones the runs used before (read above).
+  const pendingArtifacts = [...[...artifacts.values()].map((a) => artifactRecord(a, at)), ...usedArtifacts.filter((a) => !artifacts.has(a.id)).map(toArtifactRecord)];
+  const pending: PendingRecords = {
+    artifacts: new Map(pendingArtifacts.map((a) => [a.id as string, a])),
+    runIds: new Set<string>([...stubs.map((s) => s.runId), ...[...runs.values()].filter((r) => !r.existing).map((r) => r.runId)]),
+    edges: [],
+  };
+  const prepared = await prepareExecutions(tx, deps.plugins, items, pending);
+  prepared.forEach((p, i) => {
+    if ("code" in p) refuse(i < stubs.length ? stubs[i].index : states[i - stubs.length].state.index, p);
+  });
+  const preparedStubs = prepared.slice(0, stubs.length) as PreparedExecution[];
+  states.forEach(({ state }, i) => (state.prepared = prepared[stubs.length + i] as PreparedExecution));
+
+  // Everything is checked: write. Operations, then every artifact the chunk names (so links of any run
+  // may point at versions another run of the chunk produces), then the runs' states in rounds (the
+  // k-th state of every run), then the rest.
+  await deps.registry.createIn(tx, plan.toCreate);
+  await stageSourceArtifacts(tx, [...artifacts.values()], at);
+  preparedStubs.forEach((p) => scope.emit({ type: "EXECUTION_RECORDED", execution: recordedExecutionOf(p, []).execution, edges: [] }));
+  const previous = new Map<RunId, ExecutionRecord | null>([...runs.values()].map((run) => [run.runId, run.existing]));
+  const rounds = Math.max(0, ...[...runs.values()].map((run) => run.states.length));
+  for (let k = 0; k < rounds; k++) {
+    const round = [...runs.values()].filter((run) => run.states.length > k);
+    const fresh = round.filter((run) => previous.get(run.runId) === null);
+    const appended = round.filter((run) => previous.get(run.runId) !== null);
+    await stageExecutions(tx, [...(k === 0 ? preparedStubs : []), ...fresh.map((run) => run.states[k].prepared!)], { artifactsStaged: true });
+    const appends = await stageAppends(tx, appended.map((run) => run.states[k].prepared!), { artifactsStaged: true });
+    for (const run of round) {
+      const state = run.states[k];
+      const before = previous.get(run.runId)!;
+      const execution = { ...recordedExecutionOf(state.prepared!, []).execution, ...(before ? { recordedAt: before.recordedAt } : {}) };
+      previous.set(run.runId, execution);
+      if (!before) {
+        scope.emit({ type: "EXECUTION_RECORDED", execution, edges: state.prepared!.edges });
+        continue;
+      }
+      const staged = appends[appended.indexOf(run)];
+      if (before.status !== execution.status) scope.emit({ type: "EXECUTION_STATUS_CHANGED", execution, previousStatus: before.status });
+      if (staged.edges.length > 0) scope.emit({ type: "LINEAGE_RECORDED", runId: run.runId, edges: staged.edges });
+    }
+  }
+  await insertRows(
+    tx,
+    "DatasetVersionUse",
+    ["runId", "artifactId", "pinned", "resolvedBy", "createdAt"],
+    [...runs.values()].flatMap((run) => run.newUses.map((u) => [run.runId, u.id, u.how === "VERSION_FACET", u.how, u.instant])),
+    { ignoreConflicts: true },
+  );
+  // ON CONFLICT: a JobEvent or DatasetEvent (no run lock) delivered twice at once is stored once.
+  await insertRows(tx, "OpenLineageEvent", EVENT_COLUMNS, events.flatMap((event, i) => (duplicate[i] ? [] : [eventRow(event, instants[i])])), { ignoreConflicts: true });
+  await recordColumns(tx, events, [...runs.values()], at, new Set([...runs.values()].filter((run) => !run.existing).map((run) => run.runId as string)));
+  await insertRows(tx, "OpenLineageRun", RUN_STATE_COLUMNS, [...stubs.map((stub) => stubStateRow(stub, at)), ...[...runs.values()].map((run) => runStateRow(run, at))], {
+    update: { conflict: ["runId"], columns: RUN_STATE_COLUMNS.slice(1) },
+  });
+
+  const statusAfter = new Map<number, ExecutionStatus>();
+  for (const run of runs.values()) for (const state of run.states) statusAfter.set(state.index, state.fold.status);
+  const finalStatus = new Map<string, ExecutionStatus>([...executions.values()].map((e) => [e.runId, e.status]));
+  for (const run of runs.values()) finalStatus.set(run.runId, run.states[run.states.length - 1].fold.status);
+  return events.map((event, i) => {
+    if (event.kind !== "RUN") return { status: duplicate[i] ? "DUPLICATE" : "STORED", runId: null, executionStatus: null };
+    if (duplicate[i]) return { status: "DUPLICATE", runId: event.runId, executionStatus: finalStatus.get(event.runId) ?? null };
+    return { status: "STORED", runId: event.runId, executionStatus: statusAfter.get(i)! };
+  });
+}
+
+function jobClash(runId: RunId, recorded: { jobNamespace: string; jobName: string } | DatasetName, named: DatasetName): InvalidEventError {
+  const job = "jobName" in recorded ? { namespace: recorded.jobNamespace, name: recorded.jobName } : recorded;
+  return new InvalidEventError("/job", `run ${runId} is a run of job '${job.name}' in namespace '${job.namespace}'; this event names job '${named.name}' in namespace '${named.namespace}'`);
+}
+
+/** A state of the run as a recording request: every input and output its events reported up to it, and the derived state. */
+function requestOf(run: RunPlan, state: RunState): RecordExecutionRequest {
+  const { fold } = state;
+  const outputIds = new Set(state.outputs.map((o) => o.id as string));
+  const inputIds = [...new Set(state.inputs.map((i) => i.id as string))].filter((id) => !outputIds.has(id));
+  const labels = outputLabels(state.outputs);
+  const request: RecordExecutionRequest = {
+    operation: run.operation.name,
+    operationVersion: run.operation.version,
+    params: Object.keys(fold.params).length > 0 ? fold.params : null,
+    inputs: [{ role: INPUT_ROLE, artifactIds: inputIds }],
+    outputs: [{ role: OUTPUT_ROLE, artifacts: state.outputs.map((o, i) => ({ originalName: labels[i], contentHash: o.contentHash, dataset: o.ref })) }],
+    // Dataset-level lineage: each output derives jointly from the run's inputs — or, when its column
+    // lineage names its sources, from those — minus itself (a job may read and write one version).
+    lineage: state.outputs.flatMap((output, i) => {
+      const sources = output.columnSources
+        ? state.inputs.filter((input) => output.columnSources!.some((s) => s.namespace === input.namespace && s.name === input.name)).map((input) => input.id as string)
+        : inputIds;
+      const distinct = [...new Set(sources)].filter((id) => id !== output.id);
+      return distinct.length === 0 ? [] : [{ output: labels[i], sources: distinct, kind: "JOINT" as const }];
+    }),
+    agent: fold.agent,
+    parentRunId: fold.parent?.runId ?? null,
+    status: fold.status,
+    pins: { inputVersions: inputVersionsOf(run.uses.slice(0, state.usesSoFar)), codeVersion: fold.codeVersion, imageDigest: fold.imageDigest, deterministic: null },
+  };
+  // The shape check (safe text, canonical hashes) without the times: a producer's clock may put a
+  // COMPLETE before its START; both are kept as reported.
+  return { ...checkRequestShape(request), startedAt: fold.startedAt, endedAt: fold.endedAt };
+}
+
+/** PostgreSQL: a transaction-scoped advisory lock per run, taken in sorted order (two units never wait on each other). SQLite has one writer. */
+async function lockRuns(tx: DbTx, provider: DatabaseProvider, runIds: readonly RunId[]): Promise<void> {
+  if (provider !== "postgres") return;
+  for (const runId of [...new Set(runIds)].sort()) await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))::text AS locked`, runId);
+}
+
+/** An OpenLineage run's specId names the run itself: OpenLineage does not say what a run was asked to compute before it ends. */
+function specIdOfRun(job: DatasetName, runId: RunId): SpecId {
+  return specIdFrom(canonicalJson({ openlineage: { namespace: job.namespace, name: job.name }, runId }));
+}
+
+/**
+ * Each input a state of a run reports, as a dataset version: the one its `version` facet names
+ * (pinned); without one, the version this run resolved it to before, or any version another of its
+ * events names; else the newest version known (LATEST_KNOWN, unpinned) — produced by an earlier
+ * event of the chunk, else the newest provgraph has recorded — never one the run itself produces;
+ * else the dataset itself, unversioned (UNVERSIONED, unpinned). Versions no recorded run produced
+ * become source artifacts. New resolutions are added to the run's uses.
+ */
+function resolveInputs(
+  run: RunPlan,
+  fold: RunFold,
+  outputs: readonly RunOutput[],
+  newest: Map<string, { id: ArtifactId; version: string }[]>,
+  producedInChunk: Map<string, { id: ArtifactId; version: string }[]>,
+  instant: Date,
+): ResolvedInput[] {
+  const key = (d: DatasetName) => JSON.stringify([d.namespace, d.name]);
+  const own = new Set(outputs.map((o) => o.id as string));
+  const resolved: ResolvedInput[] = [];
+  for (const mention of fold.inputs) {
+    let version = mention.version;
+    let how = "VERSION_FACET";
+    if (mention.version === null) {
+      if (fold.inputs.some((m) => m.version !== null && m.namespace === mention.namespace && m.name === mention.name)) continue; // the versioned mention stands for it
+      const earlier = run.uses.find((u) => u.resolvedBy !== "VERSION_FACET" && u.dataset.namespace === mention.namespace && u.dataset.name === mention.name);
+      if (earlier) {
+        resolved.push({ namespace: mention.namespace, name: mention.name, version: earlier.dataset.version, id: earlier.artifactId as ArtifactId, mention });
+        continue;
+      }
+      const latest = [...(producedInChunk.get(key(mention)) ?? []), ...(newest.get(key(mention)) ?? [])].find((c) => !own.has(c.id));
+      version = latest?.version ?? null;
+      how = latest ? "LATEST_KNOWN" : "UNVERSIONED";
+    }
+    const ref = { namespace: mention.namespace, name: mention.name, version };
+    const id = datasetArtifactId(ref);
+    if (!run.uses.some((u) => u.artifactId === id)) {
+      if (how !== "LATEST_KNOWN") run.sources.push({ id, artifactType: DATASET_ARTIFACT_TYPE, contentHash: datasetContentHash(ref), originalName: ref.name, metadata: null, dataset: ref, createdAt: instant });
+      run.newUses.push({ id, how, instant });
+      run.uses.push({ artifactId: id, resolvedBy: how, dataset: ref });
+    }
+    resolved.push({ ...ref, id, mention });
+  }
+  return resolved;
+}
+
+/**
+ * For each dataset a run of the chunk may resolve as its newest version, enough of its newest stored
+ * versions (by recording instant, then id) to skip the ones the run itself produces: one statement.
+ */
+async function newestVersions(tx: DbTx, runs: readonly RunPlan[], factsOf: Map<string, StoredRunFacts[]>): Promise<Map<string, { id: ArtifactId; version: string }[]>> {
+  const limits = new Map<string, { d: DatasetName; limit: number }>();
+  for (const run of runs) {
+    const facts = [...(factsOf.get(run.runId) ?? []).map((f) => f.facts), ...run.events.map(({ event }) => event.facts)];
+    const outputs = facts.flatMap((f) => f.outputs);
+    for (const mention of facts.flatMap((f) => f.inputs)) {
+      // Resolved before (a stored use), or standing for a versioned mention: no newest version needed.
+      if (mention.version !== null || run.uses.some((u) => u.resolvedBy !== "VERSION_FACET" && u.dataset.namespace === mention.namespace && u.dataset.name === mention.name)) continue;
+      const key = JSON.stringify([mention.namespace, mention.name]);
+      const own = outputs.filter((o) => o.namespace === mention.namespace && o.name === mention.name).length;
+      limits.set(key, { d: mention, limit: Math.max(limits.get(key)?.limit ?? 0, own + 1) });
+    }
+  }
+  const result = new Map<string, { id: ArtifactId; version: string }[]>();
+  if (limits.size === 0) return result;
+  const rows = await tx.artifact.findMany({
+    where: { OR: [...limits.values()].map(({ d }) => ({ datasetNamespace: d.namespace, datasetName: d.name })), datasetVersion: { not: null } },
+    select: { id: true, datasetNamespace: true, datasetName: true, datasetVersion: true },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+  for (const row of rows) {
+    const key = JSON.stringify([row.datasetNamespace, row.datasetName]);
+    const list = result.get(key) ?? [];
+    if (list.length < (limits.get(key)?.limit ?? 0)) list.push({ id: row.id as ArtifactId, version: row.datasetVersion! });
+    result.set(key, list);
+  }
+  return result;
+}
+
+/** pins.inputVersions of an OpenLineage run: every dataset version it used so far, and whether the event pinned it. */
+function inputVersionsOf(uses: RunPlan["uses"]): unknown {
+  if (uses.length === 0) return null;
+  return uses
+    .map((u) => ({ namespace: u.dataset.namespace, name: u.dataset.name, version: u.dataset.version, artifactId: u.artifactId, pinned: u.resolvedBy === "VERSION_FACET", resolvedBy: u.resolvedBy }))
+    .sort((a, b) => canonicalJson([a.namespace, a.name, a.version]).localeCompare(canonicalJson([b.namespace, b.name, b.version])));
+}
+
+/** Draft names unique within the run: the dataset name, qualified by version (and namespace) only when two outputs share it. */
+function outputLabels(outputs: readonly { ref: { namespace: string; name: string; version: string | null } }[]): string[] {
+  const count = (key: (o: (typeof outputs)[number]) => string) => {
+    const counts = new Map<string, number>();
+    for (const o of outputs) counts.set(key(o), (counts.get(key(o)) ?? 0) + 1);
+    return (o: (typeof outputs)[number]) => counts.get(key(o))!;
+  };
+  const byName = count((o) => o.ref.name);
+  const byNameVersion = count((o) => `${o.ref.name}@${o.ref.version}`);
+  return outputs.map((o) => (byName(o) === 1 ? o.ref.name : byNameVersion(o) === 1 ? `${o.ref.name}@${o.ref.version}` : `${o.ref.namespace}/${o.ref.name}@${o.ref.version}`));
+}
+
+/**
+ * The chunk's column lineage as column edges (one per reported transformation; a `dataset` entry's
+ * target field is null: the whole output), and its schema facets as the columns of the versions they
+ * describe, each recorded at its event's instant. Edges and columns already recorded are not repeated.
+ */
+async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: readonly RunPlan[], at: Date, newRuns: ReadonlySet<string>): Promise<void> {
+  const edges: (ColumnEdgeDraft & { createdAt: Date })[] = [];
+  const columns = new Map<string, DatasetColumnRecord>();
+  const addColumns = (artifactId: ArtifactId, fields: { field: string; type: string | null; description: string | null }[]) =>
+    fields.forEach((f, position) => {
+      const key = `${artifactId}\u0000${f.field}`;
+      if (!columns.has(key)) columns.set(key, { artifactId, field: f.field, position, type: f.type, description: f.description });
+    });
+  const states = runs.flatMap((run) => run.states.map((state) => ({ run, state }))).sort((a, b) => a.state.index - b.state.index);
+  for (const { run, state } of states) {
+    const event = events[state.index] as RunEvent;
+    const inputOf = (d: DatasetName & { version: string | null }): ArtifactId => {
+      const exact = state.inputs.find((i) => i.namespace === d.namespace && i.name === d.name && i.mention.version === d.version);
+      const any = exact ?? state.inputs.find((i) => i.namespace === d.namespace && i.name === d.name);
+      if (!any) throw new Error(`column lineage source ${d.namespace}/${d.name} was not resolved as an input of ${run.runId}`);
+      return any.id;
+    };
+    const versionInEvent = (d: DatasetName) => event.inputs.find((i) => i.namespace === d.namespace && i.name === d.name)?.version ?? null;
+    for (const output of event.outputs) {
+      const targetId = datasetArtifactId(outputVersion(output, run.runId));
+      if (output.fields) addColumns(targetId, output.fields);
+      if (!output.columnLineage) continue;
+      const dependencies = [
+        ...output.columnLineage.fields.flatMap(({ field, inputs }) => inputs.map((d) => ({ d, targetField: field as string | null }))),
+        ...output.columnLineage.dataset.map((d) => ({ d, targetField: null })),
+      ];
+      for (const { d, targetField } of dependencies) {
+        const sourceId = inputOf({ namespace: d.namespace, name: d.name, version: versionInEvent(d) });
+        for (const t of d.transformations) {
+          edges.push({ sourceId, sourceField: d.field, targetId, targetField, runId: run.runId, type: t.type, subtype: t.subtype, description: t.description, masking: t.masking, createdAt: state.instant });
+        }
+      }
+    }
+    for (const input of event.inputs) if (input.fields) addColumns(inputOf(input), input.fields);
+  }
+  await stageColumnEdges(tx, edges, at, { newRuns });
+  await stageDatasetColumns(tx, [...columns.values()]);
+}
+
+const EVENT_COLUMNS = ["eventKey", "kind", "eventType", "eventTime", "runId", "jobNamespace", "jobName", "datasetNamespace", "datasetName", "producer", "body", "facts", "receivedAt"];
+
+function eventRow(event: ParsedEvent, at: Date): unknown[] {
+  const run = event.kind === "RUN" ? event : null;
+  const job = event.kind === "DATASET" ? null : event.job;
+  const dataset = event.kind === "DATASET" ? event.dataset : null;
+  return [
+    event.eventKey,
+    event.kind,
+    run?.reportedType ?? null,
+    event.eventTime,
+    run?.runId ?? null,
+    job?.namespace ?? null,
+    job?.name ?? null,
+    dataset?.namespace ?? null,
+    dataset?.name ?? null,
+    event.producer,
+    event.body,
+    run ? canonicalJson(run.facts) : "{}",
+    at,
+  ];
+}
+
+/** OpenLineageRun: the OpenLineage-only part of a run's derived state (its job, event counts, failure) — the fold again. */
+const RUN_STATE_COLUMNS = ["runId", "jobNamespace", "jobName", "events", "firstEventTime", "lastEventTime", "failureMessage", "failureLanguage", "failureStackTrace", "updatedAt"];
+
+function runStateRow(run: RunPlan, at: Date): unknown[] {
+  const { fold } = run.states[run.states.length - 1];
+  return [run.runId, fold.job.namespace, fold.job.name, fold.events, fold.firstEventTime, fold.lastEventTime, fold.failure?.message ?? null, fold.failure?.programmingLanguage ?? null, fold.failure?.stackTrace ?? null, at];
+}
+
+function stubStateRow(stub: { runId: RunId; job: DatasetName }, at: Date): unknown[] {
+  return [stub.runId, stub.job.namespace, stub.job.name, 0, null, null, null, null, null, at];
+}
+
+function artifactRecord(a: StagedArtifact, at: Date): ArtifactRecord {
+  return { id: a.id as ArtifactId, artifactType: a.artifactType!, contentHash: a.contentHash, originalName: a.originalName, metadata: null, dataset: a.dataset ?? null, createdAt: at };
+}

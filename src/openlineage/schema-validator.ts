@@ -1,0 +1,123 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { EVENT_SCHEMA, FACET_SCHEMAS } from "./spec";
+import { type EventKind, eventKindOf, tolerantCopy } from "./tolerances";
+
+/** Where an event breaks the schema: the JSON pointer into the event and the reason. */
+export interface SchemaViolation {
+  pointer: string;
+  reason: string;
+}
+
+/** The core schema's facet kinds, and where in an event facets of each kind sit. */
+const FACET_KINDS = ["RunFacet", "JobFacet", "DatasetFacet", "InputDatasetFacet", "OutputDatasetFacet"] as const;
+type FacetKind = (typeof FACET_KINDS)[number];
+
+/**
+ * The official OpenLineage schemas, compiled once (ajv's draft 2020-12 build + ajv-formats). The
+ * event schema checks the envelope and the base facet fields; it does not apply the facet schemas,
+ * which OpenLineage publishes separately, keyed by facet name. provgraph applies them too: each
+ * facet schema's properties (e.g. `columnLineage`) are checked wherever a facet of that name can
+ * sit, found from the facet kind its definition extends (RunFacet, DatasetFacet, …). Before the
+ * check, the tolerated gaps are filled in a copy (./tolerances.ts).
+ */
+export class OpenLineageSchema {
+  private readonly kinds: Record<EventKind, ValidateFunction>;
+
+  constructor() {
+    const ajv = new Ajv2020({ allErrors: false, strict: false, validateSchema: false });
+    addFormats(ajv);
+    ajv.addSchema(EVENT_SCHEMA);
+    for (const schema of FACET_SCHEMAS) ajv.addSchema(schema);
+    const facetProperties = facetPropertiesByKind();
+    const containers = (kind: FacetKind) => ({ type: "object", properties: facetProperties[kind] });
+    const dataset = { facets: containers("DatasetFacet") };
+    const facets = {
+      properties: {
+        run: { properties: { facets: containers("RunFacet") } },
+        job: { properties: { facets: containers("JobFacet") } },
+        inputs: { items: { properties: { ...dataset, inputFacets: containers("InputDatasetFacet") } } },
+        outputs: { items: { properties: { ...dataset, outputFacets: containers("OutputDatasetFacet") } } },
+        dataset: { properties: dataset },
+      },
+    };
+    const core = EVENT_SCHEMA.$id;
+    // The event schema is oneOf RunEvent, DatasetEvent, JobEvent: one validator per kind gives the
+    // reason of the kind the event claims to be (oneOf would report every branch's failure).
+    const kind = (name: EventKind) => ajv.compile({ $id: `urn:provgraph:openlineage:${name}`, allOf: [{ $ref: `${core}#/$defs/${name}` }, facets] });
+    this.kinds = { RunEvent: kind("RunEvent"), JobEvent: kind("JobEvent"), DatasetEvent: kind("DatasetEvent") };
+  }
+
+  /** null when the event is valid (with the documented tolerances), else the first violation found. */
+  validate(event: unknown): SchemaViolation | null {
+    if (typeof event !== "object" || event === null || Array.isArray(event)) {
+      return { pointer: "", reason: `must be an object (a RunEvent, JobEvent or DatasetEvent), got ${Array.isArray(event) ? "an array" : event === null ? "null" : typeof event}` };
+    }
+    const copy = tolerantCopy(event as Record<string, unknown>);
+    const kind = eventKindOf(copy);
+    const validateKind = this.kinds[kind];
+    if (!validateKind(copy)) return violationOf(validateKind.errors ?? []);
+    const other = (Object.keys(this.kinds) as EventKind[]).find((k) => k !== kind && this.kinds[k](copy));
+    if (other === undefined) return null;
+    // oneOf: valid as two kinds is no event (a job and a dataset, no run, is a JobEvent and a DatasetEvent).
+    return { pointer: "", reason: `is both a ${kind} and a ${other}; an event has a run (RunEvent), a job without a run (JobEvent) or a dataset without a job or run (DatasetEvent)` };
+  }
+}
+
+/** The most specific error: ajv lists a failing branch's own error before the combinator that wraps it. */
+function violationOf(errors: readonly ErrorObject[]): SchemaViolation {
+  const specific = errors.find((e) => !["anyOf", "oneOf", "allOf", "not", "if"].includes(e.keyword)) ?? errors[0];
+  if (!specific) return { pointer: "", reason: "does not match the OpenLineage schema" };
+  const params = specific.params as Record<string, unknown>;
+  switch (specific.keyword) {
+    case "required":
+      return { pointer: `${specific.instancePath}/${escapePointer(String(params.missingProperty))}`, reason: "is required and missing" };
+    case "enum":
+      return { pointer: specific.instancePath, reason: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+    case "additionalProperties":
+      return { pointer: `${specific.instancePath}/${escapePointer(String(params.additionalProperty))}`, reason: "is not allowed here" };
+    case "not":
+      return { pointer: specific.instancePath, reason: "must not match the schema it excludes (a JobEvent has no run; a DatasetEvent has no job and run)" };
+    default:
+      return { pointer: specific.instancePath, reason: specific.message ?? "does not match the OpenLineage schema" };
+  }
+}
+
+const escapePointer = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/**
+ * For each facet kind, the facet names OpenLineage defines for it, each as a $ref to its definition:
+ * a facet schema's top-level property (e.g. `schema`) refers to a definition that extends a core
+ * facet kind (`…/OpenLineage.json#/$defs/DatasetFacet`), directly or through an anyOf of definitions.
+ */
+function facetPropertiesByKind(): Record<FacetKind, Record<string, { $ref: string }>> {
+  const byKind = Object.fromEntries(FACET_KINDS.map((kind) => [kind, {}])) as Record<FacetKind, Record<string, { $ref: string }>>;
+  for (const schema of FACET_SCHEMAS) {
+    const defs = (schema.$defs ?? {}) as Record<string, unknown>;
+    const properties = (schema.properties ?? {}) as Record<string, unknown>;
+    for (const [name, property] of Object.entries(properties)) {
+      for (const kind of kindsOf(property, defs, new Set())) byKind[kind][name] = { $ref: `${schema.$id}#/properties/${name}` };
+    }
+  }
+  return byKind;
+}
+
+function kindsOf(node: unknown, defs: Record<string, unknown>, seen: Set<string>): Set<FacetKind> {
+  const kinds = new Set<FacetKind>();
+  if (typeof node !== "object" || node === null) return kinds;
+  const ref = (node as { $ref?: unknown }).$ref;
+  if (typeof ref === "string") {
+    const core = /OpenLineage\.json#\/\$defs\/(\w+)$/.exec(ref);
+    if (core && (FACET_KINDS as readonly string[]).includes(core[1])) kinds.add(core[1] as FacetKind);
+    const local = /^#\/\$defs\/(\w+)$/.exec(ref);
+    if (local && !seen.has(local[1])) {
+      seen.add(local[1]);
+      for (const kind of kindsOf(defs[local[1]], defs, seen)) kinds.add(kind);
+    }
+  }
+  for (const combinator of ["allOf", "anyOf", "oneOf"]) {
+    const list = (node as Record<string, unknown>)[combinator];
+    if (Array.isArray(list)) for (const item of list) for (const kind of kindsOf(item, defs, seen)) kinds.add(kind);
+  }
+  return kinds;
+}

@@ -1,0 +1,211 @@
+import { createContextCache } from "@pothos/core";
+import DataLoader from "dataloader";
+import { NotFoundError } from "../services/errors";
+import type { ArtifactId, RunId } from "../services/ids";
+import {
+  COLUMN_EDGE_TYPES,
+  type ColumnClosure,
+  type ColumnClosureNode,
+  type ColumnEdgeRecord,
+  type ColumnRef,
+  type ColumnView,
+  columnKey,
+  COVERAGE_THRESHOLD,
+  DEFAULT_COVERAGE_ITEMS,
+  type LineageCoverage,
+  MAX_COVERAGE_ITEMS,
+  type OpaqueNode,
+  type UnresolvedColumn,
+} from "../services/columns";
+import { ArtifactRef } from "./artifact";
+import { builder } from "./builder";
+import type { GraphQLContext } from "./context";
+import { ExecutionRef } from "./execution";
+import { LineageDirectionEnum } from "./lineage";
+
+/**
+ * Column-level lineage: column edges (input dataset version + field → output dataset version +
+ * field) with their transformation, the columns of dataset versions with their one-hop edges,
+ * transitive column lineage (columnLineage, one recursive SQL statement) with its PROV-JSON, and
+ * lineage coverage.
+ */
+
+export const ColumnEdgeTypeEnum = builder.enumType("ColumnEdgeType", {
+  values: {
+    DIRECT: { description: "The input's values reached the output (a disclosure)." },
+    INDIRECT: { description: "The input shaped the output (filter, join, grouping, sort, window, condition) without its values reaching it: a dependency, not a disclosure." },
+  } satisfies Record<(typeof COLUMN_EDGE_TYPES)[number], unknown>,
+});
+
+const ColumnRefObject = builder.objectRef<ColumnRef>("ColumnRef").implement({
+  description: "One column of one dataset version; `field` null = the dataset version as a whole (the target of a dataset-wide edge).",
+  fields: (t) => ({
+    artifact: t.field({ type: ArtifactRef, description: "The dataset version.", resolve: (ref) => ref.artifactId }),
+    artifactId: t.id({ resolve: (ref) => ref.artifactId }),
+    field: t.exposeString("field", { nullable: true }),
+  }),
+});
+
+export const ColumnEdgeObject = builder.objectRef<ColumnEdgeRecord>("ColumnEdge").implement({
+  description: "(input dataset version, field) → (output dataset version, field), as one run reported it (OpenLineage columnLineage facet).",
+  fields: (t) => ({
+    source: t.field({ type: ColumnRefObject, resolve: (e) => ({ artifactId: e.sourceId, field: e.sourceField }) }),
+    target: t.field({ type: ColumnRefObject, description: "field null: a dataset-wide dependency, shaping every column of the target.", resolve: (e) => ({ artifactId: e.targetId, field: e.targetField }) }),
+    type: t.field({ type: ColumnEdgeTypeEnum, resolve: (e) => e.type }),
+    subtype: t.exposeString("subtype", { nullable: true, description: "IDENTITY, TRANSFORMATION, AGGREGATION, FILTER, JOIN, GROUP_BY, SORT, WINDOW, CONDITIONAL, … as reported." }),
+    description: t.exposeString("description", { nullable: true }),
+    masking: t.exposeBoolean("masking", { description: "The transformation masks the input (e.g. a hash)." }),
+    datasetWide: t.boolean({ description: "From the facet's `dataset` list: the input shapes the whole output.", resolve: (e) => e.targetField === null }),
+    runId: t.id({ resolve: (e) => e.runId }),
+    run: t.field({ type: ExecutionRef, resolve: (e) => e.runId }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+// Per-request loaders: a query's statement count does not grow with the columns it reaches.
+const columnsLoader = createContextCache((ctx: GraphQLContext) => new DataLoader<ArtifactId, ColumnView[]>((ids) => ctx.services.columns.columns.columnsOf(ids)));
+const upstreamLoader = createContextCache(
+  (ctx: GraphQLContext) => new DataLoader<ColumnRef, ColumnEdgeRecord[], string>((refs) => ctx.services.columns.columns.upstreamOf(refs), { cacheKeyFn: columnKey }),
+);
+const downstreamLoader = createContextCache(
+  (ctx: GraphQLContext) => new DataLoader<ColumnRef, ColumnEdgeRecord[], string>((refs) => ctx.services.columns.columns.downstreamOf(refs), { cacheKeyFn: columnKey }),
+);
+const runEdgesLoader = createContextCache((ctx: GraphQLContext) => new DataLoader<RunId, ColumnEdgeRecord[]>((runIds) => ctx.services.columns.columns.edgesOfRuns(runIds)));
+
+export const ColumnObject = builder.objectRef<ColumnView>("Column").implement({
+  description: "A column of a dataset version: from its schema facet, or named only by column edges.",
+  fields: (t) => ({
+    field: t.exposeString("field", { description: "Nested fields as dotted paths (address.city)." }),
+    position: t.exposeInt("position", { nullable: true, description: "0-based place in the schema; null for a field only edges name." }),
+    type: t.exposeString("type", { nullable: true }),
+    description: t.exposeString("description", { nullable: true }),
+    artifact: t.field({ type: ArtifactRef, resolve: (c) => c.artifactId }),
+    upstream: t.field({
+      type: [ColumnEdgeObject],
+      description: "One hop upstream: the edges into this column, and the dataset-wide edges into its version.",
+      resolve: (c, _args, ctx) => upstreamLoader(ctx).load({ artifactId: c.artifactId, field: c.field }),
+    }),
+    downstream: t.field({ type: [ColumnEdgeObject], description: "One hop downstream: the edges out of this column.", resolve: (c, _args, ctx) => downstreamLoader(ctx).load({ artifactId: c.artifactId, field: c.field }) }),
+  }),
+});
+
+builder.objectFields(ArtifactRef, (t) => ({
+  columns: t.field({
+    type: [ColumnObject],
+    description: "Its columns (a dataset version's): the schema's in order, then fields only column edges name, by name.",
+    resolve: (artifact, _args, ctx) => columnsLoader(ctx).load(artifact.id),
+  }),
+}));
+
+builder.objectFields(ExecutionRef, (t) => ({
+  columnEdges: t.field({ type: [ColumnEdgeObject], description: "The column edges this run recorded, in recording order.", resolve: (execution, _args, ctx) => runEdgesLoader(ctx).load(execution.runId) }),
+}));
+
+const ColumnLineageNodeObject = builder.objectRef<ColumnClosureNode>("ColumnLineageNode").implement({
+  fields: (t) => ({
+    artifact: t.field({ type: ArtifactRef, resolve: (n) => n.artifactId }),
+    artifactId: t.id({ resolve: (n) => n.artifactId }),
+    field: t.exposeString("field", { nullable: true, description: "null: a whole dataset version (reached downstream through a dataset-wide edge)." }),
+    depth: t.exposeInt("depth", { description: "Fewest hops from the root." }),
+  }),
+});
+
+const ColumnLineageObject = builder.objectRef<ColumnClosure>("ColumnLineage").implement({
+  description: "Transitive column lineage from one column, nearest first.",
+  fields: (t) => ({
+    root: t.field({ type: ColumnRefObject, resolve: (c) => c.root }),
+    direction: t.field({ type: LineageDirectionEnum, resolve: (c) => c.direction }),
+    nodes: t.field({ type: [ColumnLineageNodeObject], description: "The columns reached (the root excluded), by depth, then artifact id and field; at most `first`.", resolve: (c) => c.nodes }),
+    edges: t.field({ type: [ColumnEdgeObject], description: "The edges among the returned columns and the root, in recording order.", resolve: (c) => c.edges }),
+    truncated: t.boolean({ description: "More columns were reachable than returned (cut at `first` or at the walk's budget).", resolve: (c) => c.truncated }),
+    provJson: t.field({
+      type: "JSON",
+      description: "The same closure as W3C PROV-JSON: columns as entities (members of their dataset version's entity), edges as wasDerivedFrom with their run and type.",
+      resolve: (c, _args, ctx) => ctx.services.columns.provJson.export(c),
+    }),
+  }),
+});
+
+builder.queryField("columnLineage", (t) =>
+  t.field({
+    type: ColumnLineageObject,
+    description:
+      "Transitive column lineage of one column of a dataset (its newest version, or `version`), as one recursive SQL statement. UPSTREAM follows the edges into each column " +
+      "and the dataset-wide edges into its version; DOWNSTREAM the edges out of each column. An unknown dataset, version or field is NOT_FOUND.",
+    args: {
+      namespace: t.arg.string({ required: true }),
+      name: t.arg.string({ required: true }),
+      version: t.arg.string({ description: "A dataset version (the `version` facet's value, or the producing run's id); default the newest recorded." }),
+      field: t.arg.string({ required: true }),
+      direction: t.arg({ type: LineageDirectionEnum, defaultValue: "UPSTREAM" }),
+      maxDepth: t.arg.int({ description: "Hops to follow; null = fully transitive, 0 = the root alone." }),
+      types: t.arg({ type: [ColumnEdgeTypeEnum], description: "Follow only edges of these types (default both)." }),
+      first: t.arg.int({ description: "Most columns to return besides the root, nearest first: default 10,000, at most 50,000 (above is PAGE_SIZE)." }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const version = await ctx.services.columns.datasets.version(args.namespace, args.name, args.version);
+      if (!version) {
+        if (args.version != null && (await ctx.services.columns.datasets.version(args.namespace, args.name))) throw new NotFoundError("dataset version", `${args.namespace}/${args.name}@${args.version}`, "version");
+        throw new NotFoundError("dataset", `${args.namespace}/${args.name}`, "name");
+      }
+      const [columns] = await ctx.services.columns.columns.columnsOf([version.id]);
+      if (!columns.some((c) => c.field === args.field)) throw new NotFoundError("column", `${args.field} of ${args.namespace}/${args.name}@${version.dataset?.version}`, "field");
+      return ctx.services.columns.closures.closure({ root: { artifactId: version.id, field: args.field }, direction: args.direction ?? "UPSTREAM", maxDepth: args.maxDepth, types: args.types, first: args.first });
+    },
+  }),
+);
+
+const UnresolvedReasonEnum = builder.enumType("UnresolvedColumnReason", {
+  values: {
+    NO_COLUMN_LINEAGE: { description: "The run that produced it reported no column lineage for it." },
+    UPSTREAM_UNRESOLVED: { description: "A column upstream of it does not resolve to a root." },
+  },
+});
+
+const UnresolvedColumnObject = builder.objectRef<UnresolvedColumn>("UnresolvedColumn").implement({
+  fields: (t) => ({
+    artifact: t.field({ type: ArtifactRef, resolve: (c) => c.artifactId }),
+    field: t.exposeString("field"),
+    reason: t.field({ type: UnresolvedReasonEnum, resolve: (c) => c.reason }),
+  }),
+});
+
+const OpaqueNodeObject = builder.objectRef<OpaqueNode>("OpaqueNode").implement({
+  description: "A run that produced a dataset version and reported no column lineage into it: provenance of its columns stops there (marked, never dropped).",
+  fields: (t) => ({
+    run: t.field({ type: ExecutionRef, resolve: (n) => n.runId }),
+    artifact: t.field({ type: ArtifactRef, description: "The version it produced.", resolve: (n) => n.artifactId }),
+    columns: t.exposeInt("columns", { description: "Columns of that version (known from its schema or from edges)." }),
+  }),
+});
+
+const CoverageObject = builder.objectRef<LineageCoverage>("LineageCoverage").implement({
+  description: `Seed "Measure coverage": the share of output columns whose provenance resolves to a root; below ${COVERAGE_THRESHOLD * 100}% the graph is not fit for impact analysis.`,
+  fields: (t) => ({
+    namespace: t.exposeString("namespace"),
+    outputVersions: t.field({ type: [ArtifactRef], description: "What was measured: the newest produced version of each dataset of the namespace.", resolve: (c) => c.outputVersions }),
+    outputColumns: t.exposeInt("outputColumns"),
+    resolvedColumns: t.exposeInt("resolvedColumns"),
+    share: t.exposeFloat("share", { nullable: true, description: "resolvedColumns / outputColumns; null without output columns." }),
+    threshold: t.exposeFloat("threshold"),
+    fitForImpactAnalysis: t.exposeBoolean("fitForImpactAnalysis", { description: "share ≥ threshold (and the walk was not cut)." }),
+    unresolvedCount: t.exposeInt("unresolvedCount"),
+    unresolved: t.field({ type: [UnresolvedColumnObject], description: "The output columns that do not resolve (at most `first`), by artifact id then field.", resolve: (c) => c.unresolved }),
+    opaqueNodes: t.field({ type: [OpaqueNodeObject], description: "Opaque runs among the producers of the measured versions and of everything upstream of them (at most `first`).", resolve: (c) => c.opaqueNodes }),
+    truncated: t.exposeBoolean("truncated", { description: "The upstream walk was cut at its budget: never fit then." }),
+  }),
+});
+
+builder.queryField("lineageCoverage", (t) =>
+  t.field({
+    type: CoverageObject,
+    description:
+      "How much of a namespace's column lineage resolves to roots (a root: a column with no upstream and no producing run inside provgraph), measured on the newest produced version " +
+      "of each of its datasets; lists the columns that do not, and the opaque runs.",
+    args: {
+      namespace: t.arg.string({ required: true }),
+      first: t.arg.int({ description: `Most unresolved columns and opaque nodes listed: default ${DEFAULT_COVERAGE_ITEMS}, at most ${MAX_COVERAGE_ITEMS}.` }),
+    },
+    resolve: (_root, args, ctx) => ctx.services.columns.coverage.coverage(args.namespace, args.first ?? DEFAULT_COVERAGE_ITEMS),
+  }),
+);

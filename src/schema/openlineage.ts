@@ -1,0 +1,153 @@
+import { createContextCache } from "@pothos/core";
+import DataLoader from "dataloader";
+import { type EventResult, OPENLINEAGE_LIMITS, type OpenLineageRunRecord, type StoredEventRecord, type StoredEventSelector } from "../openlineage";
+import { InvalidArgumentError } from "../services/errors";
+import type { RunId } from "../services/ids";
+import { builder } from "./builder";
+import { resolveKeysetConnection } from "./connection-page";
+import type { GraphQLContext } from "./context";
+import { ExecutionRef, ExecutionStatusEnum } from "./execution";
+import { runIdArg } from "./id-args";
+
+/**
+ * OpenLineage on the GraphQL side: the ingestOpenLineageEvents mutation (the same ingestion as
+ * POST /api/v1/lineage), the stored events (openLineageEvents), and the OpenLineage state of a
+ * run's execution (Execution.openLineage, Execution.failure).
+ */
+
+const EventStatusEnum = builder.enumType("OpenLineageEventStatus", {
+  values: {
+    STORED: { description: "Stored, and recorded into its run's execution." },
+    DUPLICATE: { description: "The same event was stored before: nothing changed." },
+    REFUSED: { description: "Not stored; `error` says why. Nothing of it was written." },
+  },
+});
+
+const EventKindEnum = builder.enumType("OpenLineageEventKind", {
+  values: { RUN: { description: "A RunEvent." }, JOB: { description: "A JobEvent." }, DATASET: { description: "A DatasetEvent." } },
+});
+
+const EventErrorObject = builder.objectRef<NonNullable<EventResult["error"]>>("OpenLineageEventError").implement({
+  description: "Why an event was refused.",
+  fields: (t) => ({
+    code: t.exposeString("code", { description: "INVALID_EVENT, EVENT_TOO_LARGE, JSON_TOO_DEEP, OPERATION_DECLARATION, … (README error table)." }),
+    message: t.exposeString("message"),
+    pointer: t.exposeString("pointer", { nullable: true, description: "The JSON pointer (RFC 6901) of the offending place in the event; \"\" = the event itself." }),
+    reason: t.exposeString("reason", { nullable: true, description: "What is wrong at `pointer`." }),
+  }),
+});
+
+const EventResultObject = builder.objectRef<EventResult>("OpenLineageEventResult").implement({
+  fields: (t) => ({
+    index: t.exposeInt("index", { description: "The event's position in `events`." }),
+    status: t.field({ type: EventStatusEnum, resolve: (r) => r.status }),
+    kind: t.field({ type: EventKindEnum, nullable: true, resolve: (r) => r.kind }),
+    runId: t.id({ nullable: true, description: "The run's execution id (run_ + the event's runId), for RunEvents.", resolve: (r) => r.runId }),
+    execution: t.field({ type: ExecutionRef, nullable: true, description: "The run's execution once the event is recorded.", resolve: (r) => (r.status === "REFUSED" ? null : r.runId) }),
+    executionStatus: t.field({ type: ExecutionStatusEnum, nullable: true, resolve: (r) => r.executionStatus }),
+    error: t.field({ type: EventErrorObject, nullable: true, resolve: (r) => (r.error ? r.error : null) }),
+  }),
+});
+
+const IngestPayload = builder.objectRef<EventResult[]>("IngestOpenLineageEventsPayload").implement({
+  fields: (t) => ({
+    stored: t.int({ resolve: (results) => results.filter((r) => r.status === "STORED").length }),
+    duplicates: t.int({ resolve: (results) => results.filter((r) => r.status === "DUPLICATE").length }),
+    refused: t.int({ resolve: (results) => results.filter((r) => r.status === "REFUSED").length }),
+    results: t.field({ type: [EventResultObject], description: "One per event, in the order given.", resolve: (results) => results }),
+  }),
+});
+
+builder.mutationField("ingestOpenLineageEvents", (t) =>
+  t.field({
+    type: IngestPayload,
+    authScopes: { write: true },
+    description:
+      `OpenLineage events (RunEvent, JobEvent, DatasetEvent; spec 2-0-x), as POST /api/v1/lineage takes them: each is validated against the official schema and recorded atomically, ` +
+      `independently of the others (one refused event does not stop the rest). At most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call.`,
+    args: { events: t.arg({ type: ["JSON"], required: true }) },
+    resolve: (_root, { events }, ctx) => {
+      if (events.length > OPENLINEAGE_LIMITS.maxMutationEvents) {
+        throw new InvalidArgumentError("events", `at most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call, got ${events.length} (send more through POST /api/v1/lineage/batch)`);
+      }
+      return ctx.openLineage.ingestor.ingest(events.map((event) => ({ event })), ctx.requestId);
+    },
+  }),
+);
+
+const StoredEventObject = builder.objectRef<StoredEventRecord>("OpenLineageEvent").implement({
+  description: "An OpenLineage event as it was sent (stored once, however often delivered).",
+  fields: (t) => ({
+    eventKey: t.exposeString("eventKey", { description: "sha256 of the event's canonical JSON: its identity." }),
+    kind: t.field({ type: EventKindEnum, resolve: (e) => e.kind }),
+    eventType: t.exposeString("eventType", { nullable: true, description: "As sent (RunEvents)." }),
+    eventTime: t.expose("eventTime", { type: "DateTime", description: "The event's eventTime, read as UTC when it carried no zone." }),
+    receivedAt: t.expose("receivedAt", { type: "DateTime" }),
+    producer: t.exposeString("producer"),
+    runId: t.id({ nullable: true, resolve: (e) => e.runId }),
+    event: t.expose("event", { type: "JSON", description: "The event exactly as it was sent." }),
+  }),
+});
+
+const NameInput = builder.inputType("OpenLineageNameInput", {
+  description: "An OpenLineage job or dataset: namespace and name.",
+  fields: (t) => ({ namespace: t.string({ required: true }), name: t.string({ required: true }) }),
+});
+
+builder.queryField("openLineageEvents", (t) =>
+  t.connection({
+    type: StoredEventObject,
+    description: "The stored events of one run (runId: run_… or the OpenLineage UUID), one job or one dataset — exactly one of the three — in the order they were stored.",
+    args: { runId: t.arg.id(), job: t.arg({ type: NameInput }), dataset: t.arg({ type: NameInput }) },
+    resolve: (_root, args, ctx) => {
+      const given = [args.runId != null, args.job != null, args.dataset != null].filter(Boolean).length;
+      if (given !== 1) throw new InvalidArgumentError(args.runId != null ? "runId" : args.job != null ? "job" : "runId", "give exactly one of runId, job and dataset");
+      const selector: StoredEventSelector = args.runId != null ? { runId: runIdArg("runId", args.runId) } : args.job ? { job: args.job } : { dataset: args.dataset! };
+      return resolveKeysetConnection<StoredEventRecord, number>(
+        args,
+        { connection: "openLineageEvents", keyOf: (e) => String(e.id), parseKey: (k) => (/^\d+$/.test(k) ? Number(k) : undefined) },
+        (page) => ctx.openLineage.reader.events(selector, page),
+      );
+    },
+  }),
+);
+
+const runLoader = createContextCache((ctx: GraphQLContext) => new DataLoader<RunId, OpenLineageRunRecord | null>((runIds) => ctx.openLineage.reader.runs(runIds)));
+
+const FailureObject = builder.objectRef<NonNullable<OpenLineageRunRecord["failure"]>>("ExecutionFailure").implement({
+  description: "Why an execution failed, as its producer reported it (OpenLineage errorMessage facet).",
+  fields: (t) => ({
+    message: t.exposeString("message"),
+    programmingLanguage: t.exposeString("programmingLanguage", { nullable: true }),
+    stackTrace: t.exposeString("stackTrace", { nullable: true }),
+  }),
+});
+
+const JobObject = builder.objectRef<{ namespace: string; name: string }>("OpenLineageJob").implement({
+  fields: (t) => ({ namespace: t.exposeString("namespace"), name: t.exposeString("name") }),
+});
+
+const OpenLineageRunObject = builder.objectRef<OpenLineageRunRecord>("OpenLineageRun").implement({
+  description: "The OpenLineage side of an execution recorded from OpenLineage events.",
+  fields: (t) => ({
+    job: t.field({ type: JobObject, resolve: (run) => run.job }),
+    eventCount: t.int({ description: "Events stored for the run (0: known only as another run's parent).", resolve: (run) => run.events }),
+    firstEventTime: t.expose("firstEventTime", { type: "DateTime", nullable: true }),
+    lastEventTime: t.expose("lastEventTime", { type: "DateTime", nullable: true }),
+  }),
+});
+
+builder.objectFields(ExecutionRef, (t) => ({
+  openLineage: t.field({
+    type: OpenLineageRunObject,
+    nullable: true,
+    description: "For an execution recorded from OpenLineage events: its job and events (null otherwise).",
+    resolve: (execution, _args, ctx) => runLoader(ctx).load(execution.runId),
+  }),
+  failure: t.field({
+    type: FailureObject,
+    nullable: true,
+    description: "Why it failed (FAILED or ABORTED), as its producer reported it; null when nothing was reported.",
+    resolve: async (execution, _args, ctx) => (await runLoader(ctx).load(execution.runId))?.failure ?? null,
+  }),
+}));
