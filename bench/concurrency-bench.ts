@@ -15,6 +15,8 @@ import { startServerProcess } from "./server-process";
  */
 export interface ConcurrencyResult {
   database: "sqlite" | "postgres";
+  /** SQLite: the synchronous setting of all three sides (FULL: every commit fsyncs). */
+  synchronous?: "NORMAL" | "FULL";
   clients: number;
   fan: number;
   blocks: number;
@@ -35,7 +37,8 @@ const CLIENTS = 8;
 const FAN = 10;
 const POOL = 20;
 
-export async function runConcurrencyBench(options: { quick: boolean; log: (line: string) => void; dataDir: string; pgUrl?: string }): Promise<ConcurrencyResult> {
+export async function runConcurrencyBench(options: { quick: boolean; log: (line: string) => void; dataDir: string; pgUrl?: string; synchronous?: "NORMAL" | "FULL" }): Promise<ConcurrencyResult> {
+  const synchronous = options.synchronous ?? "NORMAL";
   const blocks = options.quick ? 6 : 12;
   const perBlock = CLIENTS * (options.quick ? 6 : 12);
   const warmup = CLIENTS * 3;
@@ -58,11 +61,11 @@ export async function runConcurrencyBench(options: { quick: boolean; log: (line:
       const files = ["concurrency-provgraph.db", "concurrency-raw.db", "concurrency-batched.db"].map((name) => path.join(options.dataDir, name));
       for (const file of files) for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
       serverUrl = `file:${files[0]}`;
-      raw = await rawSqliteWriter(files[1], work, "raw");
-      batched = await rawSqliteWriter(files[2], work, "batched");
+      raw = await rawSqliteWriter(files[1], work, "raw", synchronous);
+      batched = await rawSqliteWriter(files[2], work, "batched", synchronous);
     }
     cleanups.unshift(async () => void (await raw.close()), async () => void (await batched.close()));
-    const server = await startServerProcess({ DATABASE_URL: serverUrl });
+    const server = await startServerProcess({ DATABASE_URL: serverUrl, ...(options.pgUrl ? {} : { SQLITE_SYNCHRONOUS: synchronous }) });
     cleanups.unshift(() => server.stop());
     const client = graphqlClient(server.url, CLIENTS);
     cleanups.unshift(() => client.close());
@@ -91,6 +94,7 @@ export async function runConcurrencyBench(options: { quick: boolean; log: (line:
     const spread = measured.ratioSpread("provgraph", "raw");
     const result: ConcurrencyResult = {
       database: options.pgUrl ? "postgres" : "sqlite",
+      ...(options.pgUrl ? {} : { synchronous }),
       clients: CLIENTS,
       fan: FAN,
       blocks,
@@ -105,7 +109,7 @@ export async function runConcurrencyBench(options: { quick: boolean; log: (line:
       ratioToRawMax: spread.max,
     };
     options.log(
-      `concurrency (${result.database}) ${CLIENTS} clients × ${FAN}→${FAN}: provgraph ${result.provgraphPerSec}/s (server CPU ${result.serverCpuMs} ms/execution), ` +
+      `concurrency (${result.database}${options.pgUrl ? "" : `, synchronous ${synchronous}`}) ${CLIENTS} clients × ${FAN}→${FAN}: provgraph ${result.provgraphPerSec}/s (server CPU ${result.serverCpuMs} ms/execution), ` +
         `raw one transaction each ${result.rawPerSec}/s, raw ${CLIENTS} to a transaction ${result.rawBatchedPerSec}/s; ` +
         `ratio to raw ${result.ratioToRaw} (blocks ${spread.min}–${spread.max}), to raw batched ${result.ratioToBatched}`,
     );

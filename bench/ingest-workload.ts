@@ -101,13 +101,14 @@ const OPERATION_ID = operationIdFor("transform", "1");
 /**
  * The raw SQLite side: prepared statements on better-sqlite3, one row per statement (the driver's
  * fastest way), in transactions of `perTransaction` executions. Same settings as provgraph's writer
- * (migrated the same way: WAL, the driver's default synchronous = NORMAL; checkpoints by a worker
- * thread, never inside a COMMIT).
+ * (migrated the same way: WAL, synchronous = NORMAL unless told FULL, as SQLITE_SYNCHRONOUS tells
+ * provgraph; checkpoints by a worker thread, never inside a COMMIT).
  */
-export async function rawSqliteWriter(file: string, work: Workload, label: string) {
+export async function rawSqliteWriter(file: string, work: Workload, label: string, synchronous: "NORMAL" | "FULL" = "NORMAL") {
   await migrateDatabase(`file:${file}`);
   const db = new BetterSqlite3(file);
   db.pragma("temp_store = MEMORY");
+  db.pragma(`synchronous = ${synchronous}`);
   db.pragma("wal_autocheckpoint = 0");
   const checkpointer = startWalCheckpointer(file);
   const time = (date: Date) => date.toISOString().replace("Z", "+00:00");

@@ -17,6 +17,8 @@ export interface BenchResults {
   ingestPg?: IngestResult;
   concurrency?: ConcurrencyResult;
   concurrencyPg?: ConcurrencyResult;
+  /** SQLite with synchronous = FULL on every side. */
+  concurrencyDurable?: ConcurrencyResult;
   readsDuringWrites?: ReadsDuringWritesResult;
   readsDuringWritesPg?: ReadsDuringWritesResult;
   closure?: ClosureResult;
@@ -58,7 +60,7 @@ function ingestRow(result: IngestResult): string {
 
 function concurrencyRow(result: ConcurrencyResult): string {
   return (
-    `| group commit: ${result.clients} clients × ${result.fan} → ${result.fan}, ${label(result.database)} | ${perSec(result.provgraphPerSec)} (server CPU ${ms(result.serverCpuMs)}) | ` +
+    `| group commit: ${result.clients} clients × ${result.fan} → ${result.fan}, ${label(result.database)}${result.synchronous ? `, synchronous = ${result.synchronous}` : ""} | ${perSec(result.provgraphPerSec)} (server CPU ${ms(result.serverCpuMs)}) | ` +
     `${perSec(result.rawPerSec)} one transaction each; ${perSec(result.rawBatchedPerSec)} ${result.clients} to a transaction | ` +
     `${ratio(result.ratioToRaw)}; ${ratio(result.ratioToBatched)} | ≥ 2; ≥ 0.5 |`
   );
@@ -113,7 +115,7 @@ function label(database: "sqlite" | "postgres"): string {
 export function renderPerformance(results: BenchResults): string {
   const lines: string[] = [PERFORMANCE_START, "", "| benchmark | provgraph | raw baseline | ratio | goal |", "|---|---|---|---|---|"];
   for (const result of [results.ingest, results.ingestPg]) if (result) lines.push(ingestRow(result));
-  for (const result of [results.concurrency, results.concurrencyPg]) if (result) lines.push(concurrencyRow(result));
+  for (const result of [results.concurrency, results.concurrencyDurable, results.concurrencyPg]) if (result) lines.push(concurrencyRow(result));
   for (const result of [results.readsDuringWrites, results.readsDuringWritesPg]) if (result) lines.push(readsRow(result));
   for (const result of [results.closure, results.closurePg]) if (result) lines.push(...closureRows(result));
   const composite = results.composite;

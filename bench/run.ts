@@ -41,6 +41,8 @@ async function main() {
   if (wanted("ingest")) results.ingest = await runIngestBench({ quick, log, dataDir });
   if (pgUrl && wanted("ingest")) results.ingestPg = await runIngestBench({ quick, log, dataDir, pgUrl });
   if (wanted("concurrency")) results.concurrency = await runConcurrencyBench({ quick, log, dataDir });
+  // The same with every commit fsynced (SQLITE_SYNCHRONOUS=FULL on all three sides): what group commit saves when a commit costs an fsync.
+  if (wanted("concurrency")) results.concurrencyDurable = await runConcurrencyBench({ quick, log, dataDir, synchronous: "FULL" });
   if (pgUrl && wanted("concurrency")) results.concurrencyPg = await runConcurrencyBench({ quick, log, dataDir, pgUrl });
   if (wanted("readsDuringWrites")) results.readsDuringWrites = await runReadsDuringWritesBench({ quick, log, dataDir });
   if (pgUrl && wanted("readsDuringWrites")) results.readsDuringWritesPg = await runReadsDuringWritesBench({ quick, log, dataDir, pgUrl });

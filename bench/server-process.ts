@@ -42,7 +42,7 @@ export function ensureServerBuilt(log: (line: string) => void): void {
   fs.writeFileSync(stamp, new Date().toISOString());
 }
 
-export async function startServerProcess(env: { DATABASE_URL: string; DATABASE_READ_URL?: string }): Promise<ServerProcess> {
+export async function startServerProcess(env: { DATABASE_URL: string; DATABASE_READ_URL?: string; SQLITE_SYNCHRONOUS?: string }): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     // As `npm start` sets them (package.json).

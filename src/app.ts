@@ -179,7 +179,7 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
       const { applied } = await migrateDatabase(config.databaseUrl);
       if (applied.length) logger.info({ applied }, "applied database migrations");
     }
-    const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl });
+    const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl, sqliteSynchronous: config.sqliteSynchronous });
     await database.prisma.$queryRawUnsafe("SELECT 1");
     await database.reader.$queryRawUnsafe("SELECT 1");
     return database;

@@ -70,6 +70,8 @@ export interface Database {
 export interface DatabaseOptions {
   /** A PostgreSQL streaming replica to read from (DATABASE_READ_URL); ignored for SQLite. */
   readUrl?: string | null;
+  /** SQLite: the writer's `synchronous` setting (SQLITE_SYNCHRONOUS; default NORMAL); ignored for PostgreSQL. */
+  sqliteSynchronous?: "NORMAL" | "FULL";
 }
 
 /** Pool sizes on PostgreSQL: the writer holds one connection per open transaction (the commit path opens one at a time). */
@@ -106,7 +108,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // The writer never checkpoints inside a COMMIT: a worker thread does (wal-checkpointer.ts).
     checkpointer = startWalCheckpointer(file);
     // When the writer starts the WAL over, it cuts the file back to 64 MB.
-    const onWriterConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864");
+    // synchronous: NORMAL is the driver's default in WAL mode (no fsync at COMMIT); FULL fsyncs every commit.
+    const synchronous = options.sqliteSynchronous ?? "NORMAL";
+    const onWriterConnect = (adapter: SqlDriverAdapter) =>
+      adapter.executeScript(`PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864; PRAGMA synchronous = ${synchronous}`);
     prisma = new SqlitePrismaClient({
       adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: info, onTransaction, onConnect: onWriterConnect }),
     });

@@ -8,6 +8,7 @@ describe("configuration from the environment", () => {
       host: "127.0.0.1",
       databaseUrl: DEFAULT_DATABASE_URL,
       databaseReadUrl: null,
+      sqliteSynchronous: "NORMAL",
       logLevel: "info",
       migrateOnStart: true,
       shutdownGraceMs: 10_000,
@@ -43,6 +44,8 @@ describe("configuration from the environment", () => {
       { DATABASE_READ_URL: "postgres://u@replica/x" },
       "invalid configuration: DATABASE_READ_URL is for PostgreSQL replicas; DATABASE_URL is a SQLite file, whose reads already have a connection of their own",
     ],
+    [{ SQLITE_SYNCHRONOUS: "off" }, "invalid configuration: SQLITE_SYNCHRONOUS must be NORMAL or FULL, got 'off'"],
+    [{ DATABASE_URL: "postgres://u@db/x", SQLITE_SYNCHRONOUS: "FULL" }, "invalid configuration: SQLITE_SYNCHRONOUS is for SQLite files; PostgreSQL's durability is its own configuration (fsync, synchronous_commit)"],
     [{ REDIS_URL: "localhost:6379" }, "invalid configuration: REDIS_URL must start with redis:// or rediss://, got 'localhost:6379'"],
     [{ REDIS_URL: "http://u:hunter2@cache:6379" }, "invalid configuration: REDIS_URL must start with redis:// or rediss://, got 'http://u:****@cache:6379/'"],
     [{ REDIS_URL: "redis://" }, "invalid configuration: REDIS_URL names no host"],
@@ -62,6 +65,12 @@ describe("configuration from the environment", () => {
       databaseReadUrl: "postgresql://u:p@replica:5432/prov",
     });
     expect(loadConfig({ DATABASE_URL: "postgres://u:p@primary:5432/prov", DATABASE_READ_URL: "" }).databaseReadUrl).toBeNull();
+  });
+
+  test("SQLITE_SYNCHRONOUS chooses how durable a SQLite commit is (NORMAL unless set)", () => {
+    expect(loadConfig({ SQLITE_SYNCHRONOUS: " full " }).sqliteSynchronous).toBe("FULL");
+    expect(loadConfig({ SQLITE_SYNCHRONOUS: "Normal" }).sqliteSynchronous).toBe("NORMAL");
+    expect(loadConfig({}).sqliteSynchronous).toBe("NORMAL");
   });
 
   test("passwords are masked in database URLs", () => {
