@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [-- --only=<key>] [-- --pg <postgresql url>] [-- --scale]: runs the
-// benchmarks, prints a table and writes bench/results.json. Each benchmark measures provgraph and a
+// benchmarks, prints a table and writes bench/results.json (--quick: bench/results-quick.json). Each benchmark measures provgraph and a
 // raw baseline in the same run, interleaved: read the ratios, not the absolute numbers (shared
 // 2-core machines are noisy). `--pg` adds the PostgreSQL runs (databases created on that server and
 // dropped after); `--scale` adds the 10M-edge store to the scaling table.
@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { runAuthBench } from "./auth-bench";
 import { runClosureBench } from "./closure-bench";
+import { type BenchResults, renderPerformance } from "./performance-table";
 import { runCompositeBench } from "./composite-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
 import { runFeedsBench } from "./feeds-bench";
@@ -31,7 +32,8 @@ async function main() {
   const scale = process.argv.includes("--scale");
   const dataDir = path.join(__dirname, ".data");
   const log = (line: string) => console.log(line);
-  const resultsFile = path.join(__dirname, "results.json");
+  // A quick run prints the same table but keeps its figures apart: results.json holds a full run's.
+  const resultsFile = path.join(__dirname, quick ? "results-quick.json" : "results.json");
   const previous = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, "utf8")) : {};
   const results: Record<string, unknown> = { ...previous };
   const wanted = (key: string) => !only || only.includes(key);
@@ -55,6 +57,7 @@ async function main() {
   if (wanted("feeds")) results.feeds = await runFeedsBench({ quick, log, dataDir });
   results.meta = { at: new Date().toISOString(), quick, pg: Boolean(pgUrl), scale, seconds: Math.round((performance.now() - started) / 1000), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) };
   fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(renderPerformance(results as BenchResults));
   console.log(`wrote ${path.relative(process.cwd(), resultsFile)} in ${results.meta && (results.meta as { seconds: number }).seconds} s`);
 }
 
