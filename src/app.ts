@@ -8,6 +8,7 @@ import { maskDatabaseUrl } from "./db/database-url";
 import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
+import { useCompiledLineage } from "./http/compiled-lineage";
 import { useRequestLimits } from "./limits";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
@@ -95,7 +96,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     broadcast,
     logger,
   });
-  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
+  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.reader);
   for (const invariant of openLineage.invariants) services.integrity.register(invariant);
   await services.feeds.start();
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -124,6 +125,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
       useRequestLog(logger),
       ...useRequestLimits(),
+      useCompiledLineage(),
       // Results are shared only between subscribers who may see the same: the same principal kind and scopes.
       useSharedSubscriptionResults(viewerKeyOf),
     ],
@@ -178,8 +180,9 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
       const { applied } = await migrateDatabase(config.databaseUrl);
       if (applied.length) logger.info({ applied }, "applied database migrations");
     }
-    const database = openDatabase(config.databaseUrl);
+    const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl, sqliteSynchronous: config.sqliteSynchronous });
     await database.prisma.$queryRawUnsafe("SELECT 1");
+    await database.reader.$queryRawUnsafe("SELECT 1");
     return database;
   } catch (error) {
     throw new DatabaseUnavailableError(config.databaseUrl, error);
