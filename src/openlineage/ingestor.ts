@@ -6,7 +6,7 @@ import type { RunId } from "../services/ids";
 import type { CommitPath, OperationRegistry } from "../services/recording";
 import type { ExecutionStatus } from "../services/records";
 import { EventTooDeepError, EventTooLargeError, InvalidEventError } from "./errors";
-import { pointerOfNul } from "./nul-text";
+import { nulIn } from "./nul-text";
 import { parseEvent, type ParsedEvent } from "./event-facts";
 import { OPENLINEAGE_LIMITS } from "./limits";
 import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
@@ -140,9 +140,11 @@ export class OpenLineageIngestor {
     if (size > OPENLINEAGE_LIMITS.maxEventBytes) throw new EventTooLargeError(size, OPENLINEAGE_LIMITS.maxEventBytes);
     const violation = this.schema.validate(event);
     if (violation) throw new InvalidEventError(violation.pointer, violation.reason);
-    const nul = pointerOfNul(event);
-    if (nul) throw new InvalidEventError(nul, "contains the character U+0000, which provgraph does not store");
-    return parseEvent(event as Record<string, unknown>, text);
+    const parsed = parseEvent(event as Record<string, unknown>, text);
+    // Names were checked by the parse, with their rules; any other string may still hold a NUL.
+    const nul = nulIn(event);
+    if (nul) throw new InvalidEventError(nul.pointer, `contains the control character U+0000 at index ${nul.index}, which provgraph does not store`);
+    return parsed;
   }
 }
 

@@ -19,7 +19,15 @@ describe("an OpenLineage event holding U+0000", () => {
   test("is refused alone: 400 INVALID_EVENT with the pointer of the string, nothing written", async () => {
     const before = await tableCounts(t);
     const answer = await postEvent(t, withDescription("the key\u0000"));
-    expect([answer.status, answer.json.error.code, answer.json.error.pointer]).toEqual([400, "INVALID_EVENT", "/outputs/0/facets/schema/fields/0/description"]);
+    expect([answer.status, answer.json.error]).toEqual([
+      400,
+      {
+        code: "INVALID_EVENT",
+        pointer: "/outputs/0/facets/schema/fields/0/description",
+        reason: "contains the control character U+0000 at index 7, which provgraph does not store",
+        message: "/outputs/0/facets/schema/fields/0/description: contains the control character U+0000 at index 7, which provgraph does not store",
+      },
+    ]);
     expect(await tableCounts(t)).toEqual(before);
   });
 
