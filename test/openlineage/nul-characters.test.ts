@@ -44,4 +44,13 @@ describe("an OpenLineage event holding U+0000", () => {
       ],
     ]);
   });
+
+  // PostgreSQL stores U+FFFD for it (its driver's UTF-8 encoding, and now the JSON rows of the hot
+  // insert path too); better-sqlite3 writes the surrogate's three bytes, read back as three U+FFFD.
+  test("a lone surrogate in free text (a description) is stored as the driver encodes it: 201, not a server fault", async () => {
+    const answer = await postEvent(t, withDescription("a\ud800b"));
+    expect(answer.status).toBe(201);
+    const columns = await t.app.database.prisma.datasetColumn.findMany({ where: { field: "id", description: { startsWith: "a" } }, select: { description: true } });
+    expect(columns.map((c) => c.description)).toEqual([t.app.database.provider === "postgres" ? "a\ufffdb" : "a\ufffd\ufffd\ufffdb"]);
+  });
 });

@@ -49,11 +49,13 @@ const artifactId = (known: () => readonly string[]) =>
 const jsonParams = (known: () => readonly string[]) =>
   fc.oneof(
     { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+    // Any code unit in strings: lone surrogates, NUL, escapes, inside JSON values.
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2, stringUnit: "binary" }) },
     { weight: 1, arbitrary: artifactId(known).map((id) => ({ config: { $artifact: id } })) },
     { weight: 1, arbitrary: fc.constantFrom({ $artifact: 7 }, { a: { $artifact: null } }, [{ $artifact: "art_x" }]) },
   );
 
-const draft = fc.record({ originalName: mostly(FILE_NAMES), contentHash, metadata: fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }) }, { requiredKeys: ["originalName", "contentHash"] });
+const draft = fc.record({ originalName: mostly(FILE_NAMES), contentHash, metadata: fc.option(fc.jsonValue({ maxDepth: 2, stringUnit: "binary" }), { nil: undefined }) }, { requiredKeys: ["originalName", "contentHash"] });
 
 const pins = fc.record({ codeVersion: fc.option(weirdText, { nil: undefined }), imageDigest: fc.option(weirdText, { nil: undefined }), deterministic: fc.option(fc.boolean(), { nil: undefined }), inputVersions: fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }) }, { requiredKeys: [] });
 
