@@ -20,7 +20,7 @@ import { useSharedSubscriptionResults } from "./http/shared-subscription-results
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
-import { maskSecrets } from "./secret-masking";
+import { maskSecrets, registerSecretForMasking } from "./secret-masking";
 import { createServices, type Services } from "./services/services";
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -72,6 +72,8 @@ export interface SocketContext {
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
+  // A secret with no recognisable shape: masked by value wherever a line would carry it.
+  if (config.erasureSecret) registerSecretForMasking(config.erasureSecret);
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
   const loopback = isLoopbackAddress(config.host);
@@ -89,12 +91,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const graphiql = config.graphiql ?? loopback;
   const introspection = config.introspection ?? loopback;
   const corsOrigins = config.corsOrigins ?? [];
-  const services = createServices(database, options.plugins, {
-    queueLimit: config.feedQueueLimit,
-    replayWindow: config.feedReplayWindow,
-    broadcast,
-    logger,
-  });
+  const services = createServices(
+    database,
+    options.plugins,
+    { queueLimit: config.feedQueueLimit, replayWindow: config.feedReplayWindow, broadcast, logger },
+    { erasureSecret: config.erasureSecret },
+  );
   const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
   await services.feeds.start();
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({

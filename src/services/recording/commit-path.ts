@@ -2,6 +2,7 @@ import type { ProvenanceEdgeDraft } from "../../../plugins/types";
 import type { Db, DbTx } from "../../db/client";
 import type { RunId } from "../ids";
 import type { ExecutionRecord, ExecutionStatus } from "../records";
+import { beginUnitWrites, endUnitWrites, isEmptyUnitWrites, type UnitWrites } from "./unit-writes";
 
 /**
  * What a committed recording tells the rest of the system (feeds publish these, in commit order):
@@ -45,6 +46,13 @@ export interface EventJournal {
   append(tx: DbTx, events: readonly RecordingEvent[]): Promise<readonly JournalReceipt[]>;
 }
 
+/**
+ * What runs at the end of every unit, inside its transaction, with everything the unit staged
+ * (./unit-writes.ts): the suppression check of declared data subjects and the propagate plugins
+ * (src/services/services.ts composes it). A throw rolls the unit back like any failure of the unit.
+ */
+export type UnitFinisher = (tx: DbTx, writes: UnitWrites) => Promise<void>;
+
 /** `receipts[i]` is the journal's answer for `events[i]` (empty when the path has no journal). */
 export type CommitListener = (events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]) => void;
 
@@ -69,11 +77,13 @@ export class TransactionPerUnit implements CommitPath {
   /**
    * `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed.
    * `journal`: where each transaction's events are appended before it commits (none: events are only heard).
+   * `finishUnit`: run after each unit with what it staged, before the journal and the commit.
    */
   constructor(
     private readonly db: Db,
     private readonly reportListenerError: (error: unknown) => void = (error) => process.emitWarning(`commit listener failed: ${String(error)}`),
     private readonly journal?: EventJournal,
+    private readonly finishUnit?: UnitFinisher,
   ) {}
 
   async run<T>(unit: RecordingUnit<T>): Promise<T> {
@@ -85,7 +95,15 @@ export class TransactionPerUnit implements CommitPath {
     };
     let receipts: readonly JournalReceipt[] = [];
     const result = await this.db.$transaction(async (tx) => {
-      const answer = await unit(tx, scope);
+      beginUnitWrites(tx);
+      let answer: T;
+      let writes: UnitWrites;
+      try {
+        answer = await unit(tx, scope);
+      } finally {
+        writes = endUnitWrites(tx);
+      }
+      if (this.finishUnit && !isEmptyUnitWrites(writes)) await this.finishUnit(tx, writes);
       if (this.journal && events.length > 0) receipts = await this.journal.append(tx, events);
       return answer;
     }, TRANSACTION_OPTIONS);
