@@ -97,7 +97,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     { queueLimit: config.feedQueueLimit, replayWindow: config.feedReplayWindow, broadcast, logger },
     { erasureSecret: config.erasureSecret },
   );
-  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
+  const openLineage = createOpenLineage(
+    { commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger, subjectKeys: services.compliance.subjectKeys },
+    database.prisma,
+  );
   await services.feeds.start();
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,

@@ -2,6 +2,7 @@ import type { Database } from "../../db/client";
 import type { ColumnServices } from "../columns";
 import type { CommitPath, UnitWrites } from "../recording";
 import type { DbTx } from "../../db/client";
+import { ColumnDetailsReader } from "./column-details";
 import { PolicyTagReader } from "./policy-tag-reader";
 import { PolicyTagService } from "./policy-tag-service";
 import { SubjectKeys } from "./subject-keys";
@@ -31,6 +32,7 @@ export interface ComplianceServices extends ComplianceEngines {
   targets: TagTargets;
   tags: PolicyTagService;
   tagReader: PolicyTagReader;
+  columnDetails: ColumnDetailsReader;
 }
 
 export function createComplianceServices(engines: ComplianceEngines, database: Database, commits: CommitPath, columns: ColumnServices): ComplianceServices {
@@ -40,5 +42,6 @@ export function createComplianceServices(engines: ComplianceEngines, database: D
     targets: new TagTargets(db, columns),
     tags: new PolicyTagService(commits),
     tagReader: new PolicyTagReader(db),
+    columnDetails: new ColumnDetailsReader(db),
   };
 }

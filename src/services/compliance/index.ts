@@ -19,3 +19,4 @@ export {
 export type { ColumnSelector, NodeSelector } from "./tag-targets";
 export { SubjectKeys } from "./subject-keys";
 export { HOPS_PER_STATEMENT, tagFlowStatement } from "./tag-flow-sql";
+export { type ColumnDetails, ColumnDetailsReader, type ColumnFacetRow, SAMPLE_VALUES_FACET, stageColumnFacets } from "./column-details";
