@@ -20,6 +20,7 @@ import { useSharedSubscriptionResults } from "./http/shared-subscription-results
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
+import { policyTagsOf } from "./schema/policy";
 import { maskSecrets, registerSecretForMasking } from "./secret-masking";
 import { createServices, type Services } from "./services/services";
 
@@ -115,7 +116,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       const actingAs = principal ?? principalOf(request);
       // Every request is authenticated before it runs (src/auth/http.ts, src/graphql-ws.ts); one that was not is refused, never opened.
       if (!actingAs) throw new UnauthenticatedError("MISSING");
-      return { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
+      const context: GraphQLContext = { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
+      // What policy-tag redaction reads: the tags guarding a subject, batched per request (and per subscription event).
+      context.policyTagsOf = policyTagsOf(context);
+      return context;
     },
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [

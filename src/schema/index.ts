@@ -15,6 +15,7 @@ import "./access";
 import "./column-lineage";
 import "./dataset";
 import "./openlineage";
+import "./policy";
 import "./subscription";
 
 builder.queryType({});

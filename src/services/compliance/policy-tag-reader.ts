@@ -7,7 +7,9 @@ export type PolicySubject =
   | { kind: "COLUMN"; artifactId: string; field: string }
   | { kind: "ARTIFACT"; artifactId: string }
   | { kind: "RUN"; runId: string }
-  | { kind: "DATASET"; namespace: string; name: string };
+  | { kind: "DATASET"; namespace: string; name: string }
+  /** Guarded by the tags of any of these (an OpenLineage event: its run and every dataset it names). */
+  | { kind: "ANY"; of: readonly PolicySubject[] };
 
 interface HoldingRow {
   nodeKind: string;
@@ -56,7 +58,16 @@ export class PolicyTagReader {
    * a run's: every tag held anywhere on the artifacts it used or produced (columns included); a
    * dataset's: every tag held anywhere on its versions. Sorted, distinct.
    */
-  async tagsOf(subjects: readonly PolicySubject[]): Promise<string[][]> {
+  async tagsOf(requested: readonly PolicySubject[]): Promise<string[][]> {
+    // ANY subjects are the union of their parts: look every part up with the rest, then merge.
+    const parts = requested.map((s) => (s.kind === "ANY" ? s.of.filter((p) => p.kind !== "ANY") : [s]));
+    const subjects = parts.flat();
+    const flat = await this.tagsOfPlain(subjects);
+    let next = 0;
+    return parts.map((group) => [...new Set(group.flatMap(() => flat[next++]))].sort());
+  }
+
+  private async tagsOfPlain(subjects: readonly PolicySubject[]): Promise<string[][]> {
     const columns = subjects.flatMap((s) => (s.kind === "COLUMN" ? [s] : []));
     const artifacts = subjects.flatMap((s) => (s.kind === "ARTIFACT" ? [s.artifactId] : []));
     const runs = subjects.flatMap((s) => (s.kind === "RUN" ? [s.runId] : []));
@@ -84,8 +95,15 @@ export class PolicyTagReader {
           return union(runArtifacts.filter((l) => l.runId === s.runId).map((l) => l.artifactId));
         case "DATASET":
           return union(datasetArtifacts.filter((d) => d.datasetNamespace === s.namespace && d.datasetName === s.name).map((d) => d.id));
+        case "ANY":
+          return [];
       }
     });
+  }
+
+  /** How many nodes hold a tag through this assignment (the node itself included). */
+  async holdersOf(assignmentId: number): Promise<number> {
+    return this.db.policyTagHolding.count({ where: { originId: assignmentId } });
   }
 
   /** Downgrades, newest first ("after" a cursor means older), optionally of one tag. */
