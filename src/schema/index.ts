@@ -16,6 +16,7 @@ import "./column-lineage";
 import "./dataset";
 import "./openlineage";
 import "./policy";
+import "./compliance";
 import "./subscription";
 
 builder.queryType({});

@@ -3,6 +3,7 @@ import type { ColumnServices } from "../columns";
 import type { CommitPath, UnitWrites } from "../recording";
 import type { DbTx } from "../../db/client";
 import { ColumnDetailsReader } from "./column-details";
+import { EvidenceReader } from "./evidence";
 import { PolicyTagReader } from "./policy-tag-reader";
 import { PolicyTagService } from "./policy-tag-service";
 import { SubjectKeys } from "./subject-keys";
@@ -33,6 +34,7 @@ export interface ComplianceServices extends ComplianceEngines {
   tags: PolicyTagService;
   tagReader: PolicyTagReader;
   columnDetails: ColumnDetailsReader;
+  evidence: EvidenceReader;
 }
 
 export function createComplianceServices(engines: ComplianceEngines, database: Database, commits: CommitPath, columns: ColumnServices): ComplianceServices {
@@ -43,5 +45,6 @@ export function createComplianceServices(engines: ComplianceEngines, database: D
     tags: new PolicyTagService(commits),
     tagReader: new PolicyTagReader(db),
     columnDetails: new ColumnDetailsReader(db),
+    evidence: new EvidenceReader(database, columns),
   };
 }

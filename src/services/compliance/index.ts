@@ -20,3 +20,19 @@ export type { ColumnSelector, NodeSelector } from "./tag-targets";
 export { SubjectKeys } from "./subject-keys";
 export { HOPS_PER_STATEMENT, tagFlowStatement } from "./tag-flow-sql";
 export { type ColumnDetails, ColumnDetailsReader, type ColumnFacetRow, SAMPLE_VALUES_FACET, stageColumnFacets } from "./column-details";
+export {
+  EVIDENCE_FORMAT,
+  EVIDENCE_RULES,
+  EVIDENCE_WALK_BUDGET,
+  type EvidenceEdge,
+  type EvidenceInput,
+  type EvidenceNode,
+  type EvidencePackage,
+  type EvidenceQuery,
+  EvidenceReader,
+  type EvidenceRule,
+  type EvidenceRun,
+  type EvidenceVerification,
+  type EvidenceViolation,
+} from "./evidence";
+export { evidenceStatement } from "./evidence-sql";
