@@ -2,7 +2,9 @@ import type { Database } from "../../db/client";
 import type { ColumnServices } from "../columns";
 import type { CommitPath, UnitWrites } from "../recording";
 import type { DbTx } from "../../db/client";
+import { Catalogue } from "./catalogue";
 import { ColumnDetailsReader } from "./column-details";
+import { Erasure } from "./erasure";
 import { EvidenceReader } from "./evidence";
 import { PolicyTagReader } from "./policy-tag-reader";
 import { PolicyTagService } from "./policy-tag-service";
@@ -35,10 +37,13 @@ export interface ComplianceServices extends ComplianceEngines {
   tagReader: PolicyTagReader;
   columnDetails: ColumnDetailsReader;
   evidence: EvidenceReader;
+  catalogue: Catalogue;
+  erasure: Erasure;
 }
 
 export function createComplianceServices(engines: ComplianceEngines, database: Database, commits: CommitPath, columns: ColumnServices): ComplianceServices {
   const db = database.prisma;
+  const catalogue = new Catalogue(db, commits);
   return {
     ...engines,
     targets: new TagTargets(db, columns),
@@ -46,5 +51,7 @@ export function createComplianceServices(engines: ComplianceEngines, database: D
     tagReader: new PolicyTagReader(db),
     columnDetails: new ColumnDetailsReader(db),
     evidence: new EvidenceReader(database, columns),
+    catalogue,
+    erasure: new Erasure(database, commits, catalogue, engines.subjectKeys),
   };
 }

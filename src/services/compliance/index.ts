@@ -36,3 +36,17 @@ export {
   type EvidenceViolation,
 } from "./evidence";
 export { evidenceStatement } from "./evidence-sql";
+export { Catalogue, type CatalogueFactRecord, type CatalogueFacts, type CatalogueTarget } from "./catalogue";
+export {
+  DEFAULT_K_THRESHOLD,
+  Erasure,
+  type ErasureAction,
+  type ErasureActionKind,
+  ERASURE_SLA_DAYS,
+  ERASURE_WALK_BUDGET,
+  type ErasurePlanDocument,
+  type ErasurePlanRecord,
+  type ErasureRoot,
+  SUPPRESSION_LIST,
+} from "./erasure";
+export { erasureClosureStatement } from "./erasure-sql";
