@@ -47,7 +47,7 @@ export function createComplianceServices(engines: ComplianceEngines, database: D
   return {
     ...engines,
     targets: new TagTargets(db, columns),
-    tags: new PolicyTagService(commits),
+    tags: new PolicyTagService(commits, engines.tagFlow),
     tagReader: new PolicyTagReader(db),
     columnDetails: new ColumnDetailsReader(db),
     evidence: new EvidenceReader(database, columns),

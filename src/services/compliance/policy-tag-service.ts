@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "../errors";
 import { type CommitPath, insertRows, noteUnitWrites } from "../recording";
 import { unsafeTextReason } from "../safe-text";
 import { TagNotInheritedError } from "./errors";
+import type { TagFlow } from "./tag-flow";
 import {
   type Actor,
   assignmentOfRow,
@@ -38,7 +39,25 @@ const ASSIGNMENT_COLUMNS = ["tag", "nodeKind", "artifactId", "field", "source", 
  * the propagate stage derives the tag afresh from its origins, now with the barrier.
  */
 export class PolicyTagService {
-  constructor(private readonly commits: CommitPath) {}
+  constructor(
+    private readonly commits: CommitPath,
+    private readonly flow: TagFlow,
+  ) {}
+
+  /**
+   * Derives every holding afresh from the assignments, the downgrades and the lineage (the rule, by
+   * the same statements as the propagate stage): what the incremental flow has kept must equal
+   * this. Returns the holdings there are afterwards.
+   */
+  async recompute(): Promise<number> {
+    return this.commits.run(async (tx) => {
+      await tx.policyTagHolding.deleteMany({});
+      const assignments = await tx.policyTagAssignment.findMany({ select: { id: true, nodeKind: true, artifactId: true, field: true, tag: true } });
+      await insertRows(tx, "PolicyTagHolding", ["nodeKind", "artifactId", "field", "tag", "originId", "depth", "frontier"], assignments.map((a) => [a.nodeKind, a.artifactId, a.field, a.tag, a.id, 0, null]));
+      await this.flow.flow(tx, { rederive: [...new Set(assignments.map((a) => a.tag))] });
+      return tx.policyTagHolding.count();
+    });
+  }
 
   /** Gives `tag` to `target` (idempotent: the first assignment of a tag to a node stands, `created: false` after). */
   async assign(target: TagTarget, tag: string, reason: string, actor: Actor, beforeCommit?: BeforeCommit): Promise<{ assignment: PolicyTagAssignmentRecord; created: boolean }> {
