@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { runAuthBench } from "./auth-bench";
 import { runClosureBench } from "./closure-bench";
+import { runComplianceBench } from "./compliance-bench";
 import { runCompositeBench } from "./composite-bench";
 import { runFeedsBench } from "./feeds-bench";
 import { runIngestBench } from "./ingest-bench";
@@ -25,6 +26,7 @@ async function main() {
   if (!only || only === "auth") results.auth = await runAuthBench({ quick, log, dataDir });
   if (!only || only === "openlineage") results.openlineage = await runOpenLineageBench({ quick, log, dataDir });
   if (!only || only === "feeds") results.feeds = await runFeedsBench({ quick, log, dataDir });
+  if (!only || only === "compliance") results.compliance = await runComplianceBench({ quick, log, dataDir });
   results.meta = { at: new Date().toISOString(), quick, node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model };
   fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   console.table(Object.fromEntries(Object.entries(results).filter(([k]) => k !== "meta")));

@@ -226,26 +226,34 @@ export class EvidenceReader {
     for (const e of kept) {
       const index = e.layer === "ARTIFACT" ? artifactEdgesInto : columnEdgesInto;
       const at = e.layer === "ARTIFACT" ? e.targetId : key("C", e.targetId, e.targetField);
-      index.set(at, [...(index.get(at) ?? []), e]);
+      const into = index.get(at);
+      if (into) into.push(e);
+      else index.set(at, [e]);
     }
     const rootKey = key(root.field === null ? "A" : "C", root.artifactId, root.field);
     const depth = new Map<string, number>([[rootKey, 0]]);
+    const none: EvidenceEdge[] = [];
     let frontier = [rootKey];
     for (let d = 1; frontier.length > 0; d++) {
       const next: string[] = [];
-      for (const nodeKey of frontier) {
-        const [kind, id, field] = nodeKey.split("\u0000");
-        const opaque = Number(members.get(nodeKey)?.n ?? 0) === 1;
-        const into =
-          kind === "A"
-            ? (artifactEdgesInto.get(id) ?? [])
-            : [...(columnEdgesInto.get(key("C", id, field)) ?? []), ...(columnEdgesInto.get(key("C", id, null)) ?? []), ...(opaque ? (artifactEdgesInto.get(id) ?? []) : [])];
-        for (const e of into) {
+      const visit = (edges: readonly EvidenceEdge[]) => {
+        for (const e of edges) {
           const far = sourceKey(e);
           if (depth.has(far) || !members.has(far)) continue;
           depth.set(far, d);
           next.push(far);
         }
+      };
+      for (const nodeKey of frontier) {
+        const row = members.get(nodeKey);
+        if (row === undefined) continue;
+        if (row.kind !== "C") {
+          visit(artifactEdgesInto.get(row.id!) ?? none);
+          continue;
+        }
+        visit(columnEdgesInto.get(nodeKey) ?? none);
+        visit(columnEdgesInto.get(key("C", row.id!, null)) ?? none);
+        if (Number(row.n ?? 0) === 1) visit(artifactEdgesInto.get(row.id!) ?? none);
       }
       frontier = next;
     }
@@ -263,7 +271,8 @@ export class EvidenceReader {
       .sort((a, b) => a.depth - b.depth || compare(a.artifactId, b.artifactId) || compare(a.field ?? "", b.field ?? "") || (a.field === null ? -1 : b.field === null ? 1 : 0));
     const rootNode = nodes.find((n) => n.artifactId === root.artifactId && n.field === root.field);
     kept.sort((a, b) => compare(a.layer, b.layer) || compare(a.targetId, b.targetId) || compare(a.targetField ?? "", b.targetField ?? "") || compare(a.sourceId, b.sourceId) || compare(a.sourceField ?? "", b.sourceField ?? "") || compare(a.runId, b.runId) || compare(a.kind, b.kind));
-    const dedupedEdges = kept.filter((e, i) => i === 0 || canonicalJson(e) !== canonicalJson(kept[i - 1]));
+    const edgeKey = (e: EvidenceEdge) => [e.layer, e.sourceId, e.sourceField ?? "\u0001", e.targetId, e.targetField ?? "\u0001", e.runId, e.kind, e.subtype ?? "\u0001"].join("\u0000");
+    const dedupedEdges = kept.filter((e, i) => i === 0 || edgeKey(e) !== edgeKey(kept[i - 1]));
 
     const producedBy = new Map<string, Set<string>>();
     for (const e of dedupedEdges) producedBy.set(e.runId, (producedBy.get(e.runId) ?? new Set()).add(e.targetId));
@@ -319,7 +328,23 @@ export class EvidenceReader {
       runs,
     };
     const text = canonicalJson(document);
-    return { root: pkgRoot, asOf, provable, truncated, violations, nodes, edges: dedupedEdges, runs, document: JSON.parse(text), text, sha256: sha256(text) };
+    // The document as parsed from its text (what a client gets), made only when asked for: the route serves the text.
+    let parsed: Record<string, unknown> | undefined;
+    return {
+      root: pkgRoot,
+      asOf,
+      provable,
+      truncated,
+      violations,
+      nodes,
+      edges: dedupedEdges,
+      runs,
+      get document() {
+        return (parsed ??= JSON.parse(text) as Record<string, unknown>);
+      },
+      text,
+      sha256: sha256(text),
+    };
   }
 }
 
