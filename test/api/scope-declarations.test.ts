@@ -36,6 +36,8 @@ describe("every root field declares the scope it needs, and undeclared ones fail
       ["erasurePlans", { admin: true }],
       ["tagAudit", { admin: true }],
     ]);
+    // Compliance reads: evidence packages and their verification need read only (as GET /api/v1/evidence does).
+    expect([queries.evidencePackage, queries.verifyEvidence]).toEqual([{ read: true }, { read: true }]);
   });
 
   test("whatever fields are added: no query or subscription below read, no mutation below write", () => {
