@@ -177,6 +177,25 @@ describe("policy-tag propagation", () => {
     expect(await columnTags(t, "w", "exports.feed", await namesOf(t, "w"))).toEqual({ count: ["PII@3<-crm.customers.tax_id"] });
   });
 
+  test("the downgrade sticks against new lineage into the node itself (another run reporting the same version)", async () => {
+    const v1 = { version: { datasetVersion: "v1" } };
+    const stagingFields = ["id", "tax_ref", "region", "name"];
+    await ingest(
+      t,
+      hopEvent("s", "load", [], { name: "crm.customers", fields: ["id", "tax_id", "name"] }, []),
+      hopEvent("s", "stage", [{ name: "crm.customers", fields: ["id", "tax_id", "name"] }], { name: "staging.customers", fields: stagingFields }, [["tax_ref", "crm.customers", "tax_id", "DIRECT"], ["region", "crm.customers", "tax_id", "INDIRECT"]]),
+      hopEvent("s", "marts", [{ name: "staging.customers", fields: stagingFields }], { name: "marts.stats", fields: ["tax_bucket", "cnt"], facets: v1 }, [["tax_bucket", "staging.customers", "tax_ref", "DIRECT"]]),
+    );
+    await gql(TAG_COLUMN, { input: { column: { namespace: "s", name: "crm.customers", field: "tax_id" }, tag: "PII", reason: "national tax id" } });
+    const names = await namesOf(t, "s");
+    expect(await columnTags(t, "s", "marts.stats", names)).toEqual({ tax_bucket: ["PII@2<-crm.customers.tax_id"] });
+    await gql(DOWNGRADE, { input: { target: { namespace: "s", name: "marts.stats", version: "v1", field: "tax_bucket" }, tag: "PII", reason: "bucketed" } }, dpo);
+    // Another run reports lineage into the same version v1: tax_bucket ← region (INDIRECT), cnt ← region.
+    await ingest(t, hopEvent("s", "marts_again", [{ name: "staging.customers", fields: stagingFields }], { name: "marts.stats", fields: ["tax_bucket", "cnt"], facets: v1 }, [["tax_bucket", "staging.customers", "region", "INDIRECT"], ["cnt", "staging.customers", "region", "INDIRECT"]]));
+    expect(await latestVersionId(t, "s", "marts.stats")).toBe([...names.entries()].find(([, n]) => n === "marts.stats")![0]);
+    expect(await columnTags(t, "s", "marts.stats", names)).toEqual({ cnt: ["PII@2<-crm.customers.tax_id"] });
+  });
+
   test("what the incremental flow keeps equals deriving every holding afresh by the rule", async () => {
     const kept = await allHoldings(t);
     await t.app.services.compliance.tags.recompute();
