@@ -1,5 +1,6 @@
 import type { AuthBenchResult } from "./auth-bench";
 import type { ClosureResult } from "./closure-bench";
+import type { CompositeBenchResult } from "./composite-bench";
 import type { ConcurrencyResult } from "./concurrency-bench";
 import type { FeedsBenchResult } from "./feeds-bench";
 import type { IngestResult } from "./ingest-bench";
@@ -24,17 +25,7 @@ export interface BenchResults {
   closure?: ClosureResult;
   closurePg?: ClosureResult;
   scaling?: ScalingResult;
-  composite?: {
-    steps: number;
-    fan: number;
-    plainMsPerRun: number;
-    discardMsPerRun: number;
-    persistMsPerRun: number;
-    exposeMsPerRun: number;
-    discardRatio: number;
-    persistRatio: number;
-    exposeRatio: number;
-  };
+  composite?: CompositeBenchResult;
   auth?: AuthBenchResult;
   openlineage?: OpenLineageBenchResult;
   feeds?: FeedsBenchResult;

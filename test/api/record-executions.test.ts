@@ -1,16 +1,8 @@
 import { artifactIdFor } from "../../src/services/ids";
 import type { GroupCommit } from "../../src/services/recording";
-import { draft, edgesByName, recordOk, registerOperation, tableCounts } from "../support/recording";
+import { draft, edgesByName, generator, recordOk, registerOperation, tableCounts, transform } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 
-const generator = { name: "generate", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] };
-const transform = {
-  name: "transform",
-  version: "1",
-  kind: "CREATOR",
-  inputs: [{ role: "data", artifactType: "csv" }],
-  outputs: [{ role: "result", artifactType: "csv", inferLineageFrom: { inputs: ["data"] } }],
-};
 
 const RECORD_EXECUTIONS = `mutation($inputs: [RecordExecutionInput!]!) {
   recordExecutions(inputs: $inputs) {
