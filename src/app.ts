@@ -8,6 +8,7 @@ import { maskDatabaseUrl } from "./db/database-url";
 import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
+import { useCompiledLineage } from "./http/compiled-lineage";
 import { useRequestLimits } from "./limits";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { useEvidenceRoute } from "./http/evidence-route";
@@ -101,7 +102,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   );
   const openLineage = createOpenLineage(
     { commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger, subjectKeys: services.compliance.subjectKeys },
-    database.prisma,
+    database.reader,
   );
   await services.feeds.start();
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -134,6 +135,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useEvidenceRoute(services.compliance.evidence, auth, logger),
       useRequestLog(logger),
       ...useRequestLimits(),
+      useCompiledLineage(),
       // Results are shared only between subscribers who may see the same: the same principal kind and scopes.
       useSharedSubscriptionResults(viewerKeyOf),
     ],
@@ -188,8 +190,9 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
       const { applied } = await migrateDatabase(config.databaseUrl);
       if (applied.length) logger.info({ applied }, "applied database migrations");
     }
-    const database = openDatabase(config.databaseUrl);
+    const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl, sqliteSynchronous: config.sqliteSynchronous });
     await database.prisma.$queryRawUnsafe("SELECT 1");
+    await database.reader.$queryRawUnsafe("SELECT 1");
     return database;
   } catch (error) {
     throw new DatabaseUnavailableError(config.databaseUrl, error);

@@ -10,9 +10,13 @@ import { type ColumnServices, createColumnServices } from "./columns";
 import { type ComplianceServices, createComplianceEngines, createComplianceServices, settleUnitSubjects } from "./compliance";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
-import { type CommitPath, ExecutionRecorder, OperationRegistry, runPropagatePlugins, TransactionPerUnit, type UnitFinisher } from "./recording";
+import { type CommitPath, ExecutionRecorder, GroupCommit, OperationRegistry, runPropagatePlugins, type UnitFinisher } from "./recording";
 
-/** The core, as the GraphQL layer sees it: one object per concern, all over one database. */
+/**
+ * The core, as the GraphQL layer sees it: one object per concern, all over one database. Reads go
+ * to the read client (database.reader: another connection, or a replica); writes go through the one
+ * commit path on the writer; registries read what must be fresh from the primary (primaryReader).
+ */
 export interface Services {
   database: Database;
   artifacts: ArtifactReader;
@@ -51,10 +55,9 @@ export function createServices(
   feeds: FeedOptions = DEFAULT_FEED_OPTIONS,
   options: ServiceOptions = { erasureSecret: null },
 ): Services {
-  const db = database.prisma;
-  const registry = new OperationRegistry(db);
+  const read = database.reader;
   // Every committed event is appended to the feed log inside its transaction (the journal).
-  const feedLog = new FeedLog(db, database.provider);
+  const feedLog = new FeedLog(database.primaryReader, database.provider);
   // The end of every unit, before its commit: declared data subjects are checked against the
   // suppression list and recorded, then the propagate plugins derive from what the unit wrote.
   const engines = createComplianceEngines(database, options);
@@ -62,24 +65,26 @@ export function createServices(
     await settleUnitSubjects(engines, tx, writes);
     await runPropagatePlugins(tx, plugins, writes, { tagFlow: engines.tagFlow });
   };
-  const commits = new TransactionPerUnit(db, undefined, feedLog, finishUnit);
+  const commits = new GroupCommit(database, { journal: feedLog, finishUnit });
+  const registry = new OperationRegistry(database.primaryReader, commits);
+  const composites = new CompositeRegistry(database.primaryReader, commits, registry);
   const columns = createColumnServices(database);
-  const composites = new CompositeRegistry(db, commits, registry);
   const lineage = createLineageServices(database);
   return {
     database,
-    artifacts: new ArtifactReader(db),
-    executions: new ExecutionReader(db),
-    operations: new OperationReader(db),
+    artifacts: new ArtifactReader(read),
+    executions: new ExecutionReader(read),
+    operations: new OperationReader(read),
     registry,
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins),
-    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(db) },
+    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(read) },
     plugins,
     lineage,
     columns,
-    graphViews: new GraphViews(db),
-    feeds: new Feeds(feedLog, commits, db, lineage.closures, feeds),
+    graphViews: new GraphViews(read),
+    // Replays must see every committed event (a replica may lag): they read the primary.
+    feeds: new Feeds(feedLog, commits, database.primaryReader, lineage.closures, feeds),
     compliance: createComplianceServices(engines, database, commits, columns),
   };
 }

@@ -22,6 +22,7 @@ describe("every root field declares the scope it needs, and undeclared ones fail
       recordCatalogueFacts: { admin: true },
       recordCompositeExecution: { write: true },
       recordExecution: { write: true },
+      recordExecutions: { write: true },
       registerComposite: { admin: true },
       registerOperation: { admin: true },
       revokeApiToken: { admin: true },

@@ -42,14 +42,15 @@ export interface ComplianceServices extends ComplianceEngines {
 }
 
 export function createComplianceServices(engines: ComplianceEngines, database: Database, commits: CommitPath, columns: ColumnServices): ComplianceServices {
-  const db = database.prisma;
-  const catalogue = new Catalogue(db, commits);
+  // Queries read the read client; what a mutation checks or plans from reads the primary's commits.
+  const primary = database.primaryReader;
+  const catalogue = new Catalogue(primary, commits);
   return {
     ...engines,
-    targets: new TagTargets(db, columns),
+    targets: new TagTargets(primary, columns),
     tags: new PolicyTagService(commits, engines.tagFlow),
-    tagReader: new PolicyTagReader(db),
-    columnDetails: new ColumnDetailsReader(db),
+    tagReader: new PolicyTagReader(database.reader),
+    columnDetails: new ColumnDetailsReader(database.reader),
     evidence: new EvidenceReader(database, columns),
     catalogue,
     erasure: new Erasure(database, commits, catalogue, engines.subjectKeys),

@@ -91,7 +91,7 @@ export class Erasure {
     checkSubjectKey(subjectKey);
     if (!Number.isInteger(kThreshold) || kThreshold < 1 || kThreshold > 1_000_000_000) throw new InvalidArgumentError("kThreshold", `must be a whole number from 1 to 1,000,000,000, got ${kThreshold}`);
     const keyHash = this.keys.hash(subjectKey, { field: "subjectKey" });
-    const db = this.database.prisma;
+    const db = this.database.primaryReader;
     const declared = (await db.subjectDeclaration.findMany({ where: { keyHash }, select: { artifactId: true } })).map((d) => d.artifactId);
     const holders = await this.catalogue.subjectHolders();
     const roots = [...new Set([...declared, ...holders])].sort();
@@ -166,7 +166,7 @@ export class Erasure {
     const range: { lt?: string; gt?: string } = {};
     if (page.after !== undefined) range.lt = page.after;
     if (page.before !== undefined) range.gt = page.before;
-    const rows = await this.database.prisma.erasurePlan.findMany({
+    const rows = await this.database.primaryReader.erasurePlan.findMany({
       where: page.after !== undefined || page.before !== undefined ? { id: range } : {},
       orderBy: { id: page.inverted ? "asc" : "desc" },
       take: page.limit,
@@ -176,7 +176,7 @@ export class Erasure {
   }
 
   private async read(ids: readonly ErasurePlanId[]): Promise<(ErasurePlanRecord | null)[]> {
-    const db = this.database.prisma;
+    const db = this.database.primaryReader;
     const [plans, executions] = await Promise.all([db.erasurePlan.findMany({ where: { id: { in: [...ids] } } }), db.erasureExecution.findMany({ where: { planId: { in: [...ids] } } })]);
     const byId = new Map(plans.map((p) => [p.id, p]));
     const executed = new Map(executions.map((e) => [e.planId, e]));

@@ -162,7 +162,7 @@ export class EvidenceReader {
     const asOf = given.asOf === null || given.asOf === undefined ? null : new Date(String(given.asOf));
     if (asOf !== null && Number.isNaN(asOf.getTime())) throw new InvalidArgumentError("document", "its asOf is not an instant");
     const documentSha256 = sha256(canonicalJson(given));
-    const stored = await this.database.prisma.artifact.findUnique({ where: { id: artifactId }, select: { id: true } });
+    const stored = await this.database.reader.artifact.findUnique({ where: { id: artifactId }, select: { id: true } });
     if (!stored) return { valid: false, documentSha256, currentSha256: null, differences: ["/root/artifactId"] };
     const current = await this.build({ artifactId: artifactId as ArtifactId, field: field as string | null }, asOf);
     const differences = diff(JSON.parse(canonicalJson(given)), JSON.parse(current.text), "", []);
@@ -170,7 +170,7 @@ export class EvidenceReader {
   }
 
   private async rootOf(query: EvidenceQuery, asOf: Date | null): Promise<{ artifactId: ArtifactId; field: string | null }> {
-    const db = this.database.prisma;
+    const db = this.database.reader;
     if ("artifactId" in query) {
       if (!(await db.artifact.findUnique({ where: { id: query.artifactId }, select: { id: true } }))) throw new NotFoundError("artifact", query.artifactId, "artifactId");
       const field = query.field ?? null;
@@ -197,7 +197,7 @@ export class EvidenceReader {
 
   private async build(root: { artifactId: ArtifactId; field: string | null }, asOf: Date | null): Promise<EvidencePackage> {
     const { sql, params } = evidenceStatement(this.database.provider, { root, asOf, budget: EVIDENCE_WALK_BUDGET });
-    const rows = await this.database.prisma.$queryRawUnsafe<Row[]>(sql, ...params);
+    const rows = await this.database.reader.$queryRawUnsafe<Row[]>(sql, ...params);
     const key = (kind: string, id: string, field: string | null) => `${kind}\u0000${id}\u0000${field ?? ""}`;
     const members = new Map<string, Row>();
     const edges: EvidenceEdge[] = [];

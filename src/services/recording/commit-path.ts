@@ -53,7 +53,10 @@ export interface EventJournal {
  */
 export type UnitFinisher = (tx: DbTx, writes: UnitWrites) => Promise<void>;
 
-/** `receipts[i]` is the journal's answer for `events[i]` (empty when the path has no journal). */
+/**
+ * Hears what one transaction committed: every event of the units it held, in the order they ran;
+ * `receipts[i]` is the journal's answer for `events[i]` (empty when the path has no journal).
+ */
 export type CommitListener = (events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]) => void;
 
 /**
@@ -67,12 +70,58 @@ export interface CommitPath {
   onCommitted(listener: CommitListener): () => void;
 }
 
-/** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
-const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
+/**
+ * Runs one unit in `tx` (a transaction of its own, or its savepoint in a shared one), noting what
+ * it stages, then its finisher with that, still inside the transaction: a finisher that throws
+ * fails the unit.
+ */
+export async function runUnit<T>(tx: DbTx, unit: RecordingUnit<T>, scope: UnitScope, finishUnit?: UnitFinisher): Promise<T> {
+  beginUnitWrites(tx);
+  let value: T;
+  let writes: UnitWrites;
+  try {
+    value = await unit(tx, scope);
+  } finally {
+    writes = endUnitWrites(tx);
+  }
+  if (finishUnit && !isEmptyUnitWrites(writes)) await finishUnit(tx, writes);
+  return value;
+}
 
-/** The simplest commit path: one database transaction per unit. */
-export class TransactionPerUnit implements CommitPath {
+/** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
+export const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
+
+export const warnOnListenerError = (error: unknown) => process.emitWarning(`commit listener failed: ${String(error)}`);
+
+/** Listeners of a commit path; a listener that throws is reported and does not stop the others. */
+export class CommitListeners {
   private readonly listeners = new Set<CommitListener>();
+
+  constructor(private readonly reportListenerError: (error: unknown) => void) {}
+
+  add(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  announce(events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]): void {
+    if (events.length === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(events, receipts);
+      } catch (error) {
+        this.reportListenerError(error);
+      }
+    }
+  }
+}
+
+/**
+ * The simplest commit path: one database transaction per unit (the commit path of record is
+ * GroupCommit; this one stays for tools and tests that want no coalescing).
+ */
+export class TransactionPerUnit implements CommitPath {
+  private readonly listeners: CommitListeners;
 
   /**
    * `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed.
@@ -81,10 +130,12 @@ export class TransactionPerUnit implements CommitPath {
    */
   constructor(
     private readonly db: Db,
-    private readonly reportListenerError: (error: unknown) => void = (error) => process.emitWarning(`commit listener failed: ${String(error)}`),
+    reportListenerError: (error: unknown) => void = warnOnListenerError,
     private readonly journal?: EventJournal,
     private readonly finishUnit?: UnitFinisher,
-  ) {}
+  ) {
+    this.listeners = new CommitListeners(reportListenerError);
+  }
 
   async run<T>(unit: RecordingUnit<T>): Promise<T> {
     const events: RecordingEvent[] = [];
@@ -95,32 +146,15 @@ export class TransactionPerUnit implements CommitPath {
     };
     let receipts: readonly JournalReceipt[] = [];
     const result = await this.db.$transaction(async (tx) => {
-      beginUnitWrites(tx);
-      let answer: T;
-      let writes: UnitWrites;
-      try {
-        answer = await unit(tx, scope);
-      } finally {
-        writes = endUnitWrites(tx);
-      }
-      if (this.finishUnit && !isEmptyUnitWrites(writes)) await this.finishUnit(tx, writes);
+      const value = await runUnit(tx, unit, scope, this.finishUnit);
       if (this.journal && events.length > 0) receipts = await this.journal.append(tx, events);
-      return answer;
+      return value;
     }, TRANSACTION_OPTIONS);
-    if (events.length > 0) {
-      for (const listener of this.listeners) {
-        try {
-          listener(events, receipts);
-        } catch (error) {
-          this.reportListenerError(error);
-        }
-      }
-    }
+    this.listeners.announce(events, receipts);
     return result;
   }
 
   onCommitted(listener: CommitListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 }

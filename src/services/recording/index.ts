@@ -13,6 +13,7 @@ export {
   type UnitFinisher,
   type UnitScope,
 } from "./commit-path";
+export { GroupCommit, type GroupCommitOptions } from "./group-commit";
 export { noteUnitWrites, type SubjectDeclarationDraft, type UnitWrites } from "./unit-writes";
 export { type DerivationEngines, derivationPort, runPropagatePlugins } from "./unit-derivations";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
@@ -25,4 +26,5 @@ export { checkRequestShape, type RecordExecutionRequest } from "./request-shape"
 export { specIdOf } from "./spec-id";
 export { type StageOptions, stageAppend, stageAppends, type StagedAppend, type StagedArtifact, stageExecution, stageExecutions, stageSourceArtifacts } from "./stage";
 export { insertRows } from "./bulk-insert";
+export { yieldToEventLoop } from "./yield";
 export { groupIdFor } from "./build-edges";
