@@ -11,6 +11,7 @@ import { useHealthChecks } from "./health";
 import { useCompiledLineage } from "./http/compiled-lineage";
 import { useRequestLimits } from "./limits";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
+import { useEvidenceRoute } from "./http/evidence-route";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
 import { type AuthorizeLineageRequest, createOpenLineage, type LineageRequestRecorded, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
@@ -21,7 +22,8 @@ import { useSharedSubscriptionResults } from "./http/shared-subscription-results
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
-import { maskSecrets } from "./secret-masking";
+import { policyTagsOf } from "./schema/policy";
+import { maskSecrets, registerSecretForMasking } from "./secret-masking";
 import { createServices, type Services } from "./services/services";
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -73,6 +75,8 @@ export interface SocketContext {
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
+  // A secret with no recognisable shape: masked by value wherever a line would carry it.
+  if (config.erasureSecret) registerSecretForMasking(config.erasureSecret);
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
   const loopback = isLoopbackAddress(config.host);
@@ -90,13 +94,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const graphiql = config.graphiql ?? loopback;
   const introspection = config.introspection ?? loopback;
   const corsOrigins = config.corsOrigins ?? [];
-  const services = createServices(database, options.plugins, {
-    queueLimit: config.feedQueueLimit,
-    replayWindow: config.feedReplayWindow,
-    broadcast,
-    logger,
-  });
-  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.reader);
+  const services = createServices(
+    database,
+    options.plugins,
+    { queueLimit: config.feedQueueLimit, replayWindow: config.feedReplayWindow, broadcast, logger },
+    { erasureSecret: config.erasureSecret },
+  );
+  const openLineage = createOpenLineage(
+    { commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger, subjectKeys: services.compliance.subjectKeys },
+    database.reader,
+  );
   await services.feeds.start();
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -111,7 +118,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       const actingAs = principal ?? principalOf(request);
       // Every request is authenticated before it runs (src/auth/http.ts, src/graphql-ws.ts); one that was not is refused, never opened.
       if (!actingAs) throw new UnauthenticatedError("MISSING");
-      return { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
+      const context: GraphQLContext = { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
+      // What policy-tag redaction reads: the tags guarding a subject, batched per request (and per subscription event).
+      context.policyTagsOf = policyTagsOf(context);
+      return context;
     },
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
@@ -122,6 +132,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useCsrfPrevention(),
       useIntrospection(introspection),
       useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
+      useEvidenceRoute(services.compliance.evidence, auth, logger),
       useRequestLog(logger),
       ...useRequestLimits(),
       useCompiledLineage(),

@@ -12,6 +12,7 @@ import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
 import { nextRecordingInstant } from "./recording-clock";
 import { OpenLineageSchema } from "./schema-validator";
 import type { Logger } from "../logger";
+import type { SubjectKeys } from "../services/compliance";
 
 export type EventResultStatus = "STORED" | "DUPLICATE" | "REFUSED";
 
@@ -51,6 +52,8 @@ export interface OpenLineageIngestorDeps {
   provider: DatabaseProvider;
   /** Where our faults are logged (with their stack and the request id); the caller only sees INTERNAL_SERVER_ERROR. */
   logger: Pick<Logger, "error">;
+  /** Hashes the data-subject keys of the provgraph_dataSubjects facet as events arrive (absent: such events are refused). */
+  subjectKeys?: SubjectKeys;
 }
 
 /** Events one recording unit holds at most: its write lock is held for a few hundred milliseconds at worst. */
@@ -139,7 +142,8 @@ export class OpenLineageIngestor {
     if (size > OPENLINEAGE_LIMITS.maxEventBytes) throw new EventTooLargeError(size, OPENLINEAGE_LIMITS.maxEventBytes);
     const violation = this.schema.validate(event);
     if (violation) throw new InvalidEventError(violation.pointer, violation.reason);
-    return parseEvent(event as Record<string, unknown>, text);
+    const subjectKeys = this.deps.subjectKeys;
+    return parseEvent(event as Record<string, unknown>, text, subjectKeys ? (key, pointer) => subjectKeys.hash(key, { pointer }) : undefined);
   }
 }
 

@@ -3,6 +3,7 @@ import DataLoader from "dataloader";
 import { type EventResult, OPENLINEAGE_LIMITS, type OpenLineageRunRecord, type StoredEventRecord, type StoredEventSelector } from "../openlineage";
 import { InvalidArgumentError } from "../services/errors";
 import type { RunId } from "../services/ids";
+import { redactedFields } from "../auth/pothos";
 import { builder } from "./builder";
 import { resolveKeysetConnection } from "./connection-page";
 import type { GraphQLContext } from "./context";
@@ -85,9 +86,25 @@ const StoredEventObject = builder.objectRef<StoredEventRecord>("OpenLineageEvent
     receivedAt: t.expose("receivedAt", { type: "DateTime" }),
     producer: t.exposeString("producer"),
     runId: t.id({ nullable: true, resolve: (e) => e.runId }),
-    event: t.expose("event", { type: "JSON", description: "The event exactly as it was sent." }),
+    event: t.expose("event", {
+      type: "JSON",
+      nullable: true,
+      // Its facets may carry what policy tags protect (descriptions, samples): guarded by the tags of its run and of every dataset it names.
+      redactBy: (e) => eventSubject(e),
+      description:
+        "The event exactly as it was sent (data-subject keys replaced by their keyed hashes). Null without the clearance for each policy tag held by its run's artifacts or by any version of a dataset it names (see `redacted`).",
+    }),
+    redacted: t.stringList({ description: "The fields of this event redacted for you (event).", resolve: (e, args, ctx) => redactedFields("OpenLineageEvent")(e, args, ctx) }),
   }),
 });
+
+/** Every dataset an event names (inputs, outputs, a DatasetEvent's dataset) and its run. */
+function eventSubject(e: StoredEventRecord): object {
+  const body = (e.event ?? {}) as { inputs?: unknown; outputs?: unknown; dataset?: unknown };
+  const named = [...(Array.isArray(body.inputs) ? body.inputs : []), ...(Array.isArray(body.outputs) ? body.outputs : []), ...(body.dataset ? [body.dataset] : [])] as { namespace?: unknown; name?: unknown }[];
+  const datasets = named.filter((d) => typeof d?.namespace === "string" && typeof d?.name === "string").map((d) => ({ kind: "DATASET", namespace: d.namespace as string, name: d.name as string }));
+  return { kind: "ANY", of: [...(e.runId ? [{ kind: "RUN", runId: e.runId }] : []), ...datasets] };
+}
 
 const NameInput = builder.inputType("OpenLineageNameInput", {
   description: "An OpenLineage job or dataset: namespace and name.",

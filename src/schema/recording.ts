@@ -62,6 +62,10 @@ const ArtifactDraftInput = builder.inputType("ArtifactDraftInput", {
       type: "JSON",
       description: 'Free JSON. {"$artifact": "art_…"} anywhere inside makes this artifact a config referencing that one (a CONFIG_REFERENCE edge referenced → this artifact).',
     }),
+    subjectKeys: t.stringList({
+      description:
+        "The data subjects whose records this artifact holds (erasure plans start from them). Stored only as keyed hashes (HMAC, PROVGRAPH_ERASURE_SECRET), never as given; a subject on the suppression list refuses the recording (SUBJECT_SUPPRESSED). At most 1,000.",
+    }),
   }),
 });
 

@@ -16,8 +16,25 @@ describe("configuration from the environment", () => {
       feedQueueLimit: 1_000,
       feedReplayWindow: 100_000,
       wsKeepAliveMs: 12_000,
+      erasureSecret: null,
     });
     expect(DEFAULT_DATABASE_URL).toBe("file:data/provgraph.db");
+  });
+
+  test("PROVGRAPH_ERASURE_SECRET: at least 32 characters, trimmed; a bad one is described, never echoed", () => {
+    const secret = "s3cr3t-".repeat(6);
+    expect(loadConfig({ PROVGRAPH_ERASURE_SECRET: ` ${secret} ` }).erasureSecret).toBe(secret);
+    expect(loadConfig({ PROVGRAPH_ERASURE_SECRET: "  " }).erasureSecret).toBeNull();
+    const short = "too-short-secret-value";
+    let message = "";
+    try {
+      loadConfig({ PROVGRAPH_ERASURE_SECRET: short });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toBe("invalid configuration: PROVGRAPH_ERASURE_SECRET must be at least 32 characters (make one with: openssl rand -base64 32)");
+    expect(() => loadConfig({ PROVGRAPH_ERASURE_SECRET: `${secret}\u0007` })).toThrow("invalid configuration: PROVGRAPH_ERASURE_SECRET must not contain control characters");
   });
 
   test("explicit values are used", () => {

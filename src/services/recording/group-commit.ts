@@ -8,7 +8,9 @@ import {
   type JournalReceipt,
   type RecordingEvent,
   type RecordingUnit,
+  runUnit,
   TRANSACTION_OPTIONS,
+  type UnitFinisher,
   type UnitScope,
   warnOnListenerError,
 } from "./commit-path";
@@ -16,6 +18,8 @@ import {
 export interface GroupCommitOptions {
   /** The feed log, written once per transaction just before COMMIT (see EventJournal). */
   journal?: EventJournal;
+  /** Run after each unit, in its savepoint, with what it staged (policy-tag propagation, the suppression check). */
+  finishUnit?: UnitFinisher;
   reportListenerError?: (error: unknown) => void;
   /** Units one transaction takes at most (the others wait for the next). */
   maxUnitsPerTransaction?: number;
@@ -114,7 +118,7 @@ export class GroupCommit implements CommitPath {
           const events: RecordingEvent[] = [];
           const scope: UnitScope = { emit: (event) => void events.push(event) };
           try {
-            const value = await queued.unit(tx, scope);
+            const value = await runUnit(tx, queued.unit, scope, this.options.finishUnit);
             if (protect) await statement(tx, `RELEASE SAVEPOINT ${savepoint}`);
             ran.push({ queued, outcome: { ok: true, value, events } });
           } catch (error) {

@@ -10,9 +10,12 @@ export {
   type RecordingEvent,
   type RecordingUnit,
   TransactionPerUnit,
+  type UnitFinisher,
   type UnitScope,
 } from "./commit-path";
 export { GroupCommit, type GroupCommitOptions } from "./group-commit";
+export { noteUnitWrites, type SubjectDeclarationDraft, type UnitWrites } from "./unit-writes";
+export { type DerivationEngines, derivationPort, runPropagatePlugins } from "./unit-derivations";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
 export { type OperationDeclarationInput, type OperationPlan, OperationRegistry, type PlannedOperation } from "./operation-registry";
 export { type PreparedExecution, type PrepareItem, prepareExecution, prepareExecutions, type StageableExecution } from "./prepared-execution";
