@@ -4,7 +4,8 @@ import type { ProvgraphPlugin } from "../plugins/types";
 import { type AuthMode, type AuthServices, authorizeHttpRequest, authSetupError, createAuthServices, type Principal, prepareAuth, principalOf, UnauthenticatedError, useAuthentication } from "./auth";
 import type { Config } from "./config";
 import { type Database, openDatabase } from "./db/client";
-import { maskDatabaseUrl } from "./db/database-url";
+import { maskDatabaseUrl, providerOf, sqliteFilePath } from "./db/database-url";
+import { lockSqliteFile } from "./db/sqlite-owner-lock";
 import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
@@ -172,6 +173,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 }
 
 async function connectDatabase(config: Config, logger: Logger): Promise<Database> {
+  // One process per SQLite file: taken before migrating, so a second process starting at the same time is refused too.
+  const release = providerOf(config.databaseUrl) === "sqlite" ? lockSqliteFile(sqliteFilePath(config.databaseUrl)) : () => undefined;
   try {
     if (config.migrateOnStart) {
       const { applied } = await migrateDatabase(config.databaseUrl);
@@ -179,8 +182,11 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
     }
     const database = openDatabase(config.databaseUrl);
     await database.prisma.$queryRawUnsafe("SELECT 1");
+    const close = database.close;
+    database.close = () => close().finally(release);
     return database;
   } catch (error) {
+    release();
     throw new DatabaseUnavailableError(config.databaseUrl, error);
   }
 }
