@@ -116,7 +116,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
       ...(graphiql ? [useGraphiQLAssets()] : []),
-      useHealthChecks(database),
+      useHealthChecks(database, (error) => logger.warn({ err: error }, "readyz: the database is unavailable")),
       useOriginCheck(corsOrigins, logger),
       useAuthentication(auth),
       useCsrfPrevention(),
