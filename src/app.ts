@@ -13,6 +13,7 @@ import { useRequestLimits } from "./limits";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
+import { admitHeavyBodies, HeavyWorkQueue, useHeavyWorkAdmission } from "./http/admission";
 import { type AuthorizeLineageRequest, createOpenLineage, type LineageRequestRecorded, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
 import { createLogger, type Logger } from "./logger";
 import { createFeedBroadcast } from "./pubsub";
@@ -32,6 +33,8 @@ export interface App {
   /** OpenLineage ingestion (the /api/v1/lineage routes and ingestOpenLineageEvents use it). */
   openLineage: OpenLineage;
   database: Database;
+  /** Admission control of heavy work (its stats: what runs, waits, was refused). */
+  heavyWork: HeavyWorkQueue;
   auth: AuthServices;
   /**
    * "open" (loopback, no token has ever existed: every request acts as admin), "tokens", or "refused"
@@ -98,6 +101,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
   await services.feeds.start();
+  const heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -116,7 +120,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
       ...(graphiql ? [useGraphiQLAssets()] : []),
-      useHealthChecks(database, (error) => logger.warn({ err: error }, "readyz: the database is unavailable")),
+      useHealthChecks(database, { onUnavailable: (error) => logger.warn({ err: error }, "readyz: the database is unavailable"), heavyWork: () => heavyWork.stats() }),
       useOriginCheck(corsOrigins, logger),
       useAuthentication(auth),
       useCsrfPrevention(),
@@ -124,13 +128,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
       useRequestLog(logger),
       ...useRequestLimits(),
+      // After the cost limit, whose estimate says what is heavy.
+      useHeavyWorkAdmission(heavyWork),
       // Results are shared only between subscribers who may see the same: the same principal kind and scopes.
       useSharedSubscriptionResults(viewerKeyOf),
     ],
   });
 
   const policy: SocketPolicy = { loopback, allowedHosts: config.allowedHosts ?? [], corsOrigins };
-  const server = http.createServer(guardRequests(yoga, policy, logger));
+  const server = http.createServer(guardRequests(admitHeavyBodies(yoga, heavyWork, { heavyBodyBytes: config.heavyBodyBytes, maxGraphQLBodyBytes: config.graphqlMaxBodyBytes }, logger), policy, logger));
   const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy, keepAliveMs: config.wsKeepAliveMs });
 
   let stopping: Promise<void> | undefined;
@@ -139,6 +145,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     services,
     openLineage,
     database,
+    heavyWork,
     auth,
     authMode,
     logger,

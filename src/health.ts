@@ -1,5 +1,6 @@
 import type { Plugin } from "graphql-yoga";
 import type { Database } from "./db/client";
+import type { AdmissionStats } from "./http/admission";
 import { DATABASE_RETRY_AFTER_SECONDS } from "./services/errors";
 
 /** How long /readyz waits for the database's answer before it says unavailable (a hung connection must not hang the probe). */
@@ -7,10 +8,11 @@ export const READINESS_TIMEOUT_MS = 2_000;
 
 /**
  * GET /healthz: the process is alive (answered without touching the database or any queue).
- * GET /readyz: the database answers a query. Its 503 body is plain: no driver text, no host or port.
+ * GET /readyz: the database answers a query (and how much heavy work runs and waits: admission
+ * control). Its 503 body is plain: no driver text, no host or port.
  * As a Yoga plugin so in-process tests (yoga.fetch) see the same routes as HTTP clients.
  */
-export function useHealthChecks(database: Database, onUnavailable: (error: unknown) => void = () => undefined): Plugin {
+export function useHealthChecks(database: Database, options: { onUnavailable?: (error: unknown) => void; heavyWork?: () => AdmissionStats } = {}): Plugin {
   return {
     async onRequest({ url, endResponse, fetchAPI }) {
       if (url.pathname === "/healthz") {
@@ -22,9 +24,9 @@ export function useHealthChecks(database: Database, onUnavailable: (error: unkno
             database.prisma.$queryRawUnsafe("SELECT 1"),
             new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS))),
           ]);
-          endResponse(fetchAPI.Response.json({ status: "ready", database: database.provider }));
+          endResponse(fetchAPI.Response.json({ status: "ready", database: database.provider, ...(options.heavyWork ? { heavyWork: options.heavyWork() } : {}) }));
         } catch (error) {
-          onUnavailable(error);
+          options.onUnavailable?.(error);
           endResponse(
             fetchAPI.Response.json(
               { status: "unavailable", code: "DATABASE_UNAVAILABLE", reason: "the database cannot be reached", retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
