@@ -6,7 +6,7 @@ import { defaultPlugins } from "../plugins/registry";
 import { openDatabase } from "../src/db/client";
 import { migrateDatabase } from "../src/db/migrate";
 import { FeedLog } from "../src/services/feeds";
-import { ExecutionRecorder, OperationRegistry, TransactionPerUnit } from "../src/services/recording";
+import { ExecutionRecorder, GroupCommit, OperationRegistry } from "../src/services/recording";
 
 /**
  * Fan-out: provgraph in a process of its own, SUBSCRIBERS graphql-ws clients on loopback (one
@@ -198,8 +198,9 @@ async function measureFeedLog(file: string, quick: boolean): Promise<Pick<FeedsB
   const database = openDatabase(url);
   const db = database.prisma;
   const registry = new OperationRegistry(db);
-  const withLog = new ExecutionRecorder(new TransactionPerUnit(db, undefined, new FeedLog(db, database.provider)), registry, defaultPlugins);
-  const without = new ExecutionRecorder(new TransactionPerUnit(db), registry, defaultPlugins);
+  // The commit path of record (group commit), with the feed log as its journal and without.
+  const withLog = new ExecutionRecorder(new GroupCommit(database, { journal: new FeedLog(database.reader, database.provider) }), registry, defaultPlugins);
+  const without = new ExecutionRecorder(new GroupCommit(database), registry, defaultPlugins);
   const FAN = 50;
   await registry.register({ name: "source", version: "1", kind: "CREATOR", groupBy: null, inputs: [], outputs: [{ role: "raw", artifactType: "csv", required: true, inferLineageFrom: { inputs: [] } }] });
   await registry.register({

@@ -9,6 +9,7 @@ import { lockSqliteFile } from "./db/sqlite-owner-lock";
 import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
+import { useCompiledLineage } from "./http/compiled-lineage";
 import { useRequestLimits } from "./limits";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
@@ -99,7 +100,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     broadcast,
     logger,
   });
-  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.prisma);
+  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.reader);
   await services.feeds.start();
   const heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -128,7 +129,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
       useRequestLog(logger),
       ...useRequestLimits(),
-      // After the cost limit, whose estimate says what is heavy.
+      useCompiledLineage(),
+      // After the cost limit, whose estimate says what is heavy, and after the compiled executor, which it wraps.
       useHeavyWorkAdmission(heavyWork),
       // Results are shared only between subscribers who may see the same: the same principal kind and scopes.
       useSharedSubscriptionResults(viewerKeyOf),
@@ -187,8 +189,9 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
       const { applied } = await migrateDatabase(config.databaseUrl);
       if (applied.length) logger.info({ applied }, "applied database migrations");
     }
-    const database = openDatabase(config.databaseUrl);
+    const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl, sqliteSynchronous: config.sqliteSynchronous });
     await database.prisma.$queryRawUnsafe("SELECT 1");
+    await database.reader.$queryRawUnsafe("SELECT 1");
     const close = database.close;
     database.close = () => close().finally(release);
     return database;

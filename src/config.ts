@@ -8,6 +8,17 @@ export interface Config {
   host: string;
   /** `file:<path>` (SQLite, the embedded default) or `postgres://…` / `postgresql://…`. */
   databaseUrl: string;
+  /**
+   * PostgreSQL only: a streaming replica of DATABASE_URL that reads are sent to (DATABASE_READ_URL);
+   * null = reads use the primary. Writes, and reads that must see the last commit, stay on the primary.
+   */
+  databaseReadUrl: string | null;
+  /**
+   * SQLite only (SQLITE_SYNCHRONOUS): NORMAL (default) — a commit survives a crash of provgraph, and
+   * a power loss may take the last commits; FULL — every commit is on disk before it is answered
+   * (an fsync per transaction, shared by the recordings group commit puts in it).
+   */
+  sqliteSynchronous: SqliteSynchronous;
   logLevel: LogLevel;
   /** Apply pending migrations at start-up (default true; `MIGRATE_ON_START=false` to disable). */
   migrateOnStart: boolean;
@@ -41,6 +52,9 @@ export interface Config {
   graphqlMaxBodyBytes: number;
 }
 
+export const SQLITE_SYNCHRONOUS_MODES = ["NORMAL", "FULL"] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_MODES)[number];
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -63,6 +77,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: parsePort(env.PORT),
     host: env.HOST?.trim() || "127.0.0.1",
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
+    databaseReadUrl: parseDatabaseReadUrl(env.DATABASE_READ_URL, parseDatabaseUrl(env.DATABASE_URL)),
+    sqliteSynchronous: parseSqliteSynchronous(env.SQLITE_SYNCHRONOUS, parseDatabaseUrl(env.DATABASE_URL)),
     logLevel: parseLogLevel(env.LOG_LEVEL),
     migrateOnStart: parseBoolean("MIGRATE_ON_START", env.MIGRATE_ON_START, true),
     shutdownGraceMs: parseInteger("SHUTDOWN_GRACE_MS", env.SHUTDOWN_GRACE_MS, 10_000, 0, 600_000),
@@ -174,6 +190,27 @@ function parseLogLevel(raw: string | undefined): LogLevel {
   const value = raw.trim().toLowerCase();
   if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
   throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}, got '${raw}'`);
+}
+
+function parseSqliteSynchronous(raw: string | undefined, databaseUrl: string): SqliteSynchronous {
+  if (raw === undefined || raw.trim() === "") return "NORMAL";
+  const value = raw.trim().toUpperCase();
+  if (!(SQLITE_SYNCHRONOUS_MODES as readonly string[]).includes(value)) throw new ConfigError("SQLITE_SYNCHRONOUS", `must be NORMAL or FULL, got '${raw}'`);
+  if (!databaseUrl.startsWith("file:")) throw new ConfigError("SQLITE_SYNCHRONOUS", "is for SQLite files; PostgreSQL's durability is its own configuration (fsync, synchronous_commit)");
+  return value as SqliteSynchronous;
+}
+
+function parseDatabaseReadUrl(raw: string | undefined, databaseUrl: string): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const value = raw.trim();
+  if (!/^postgres(ql)?:\/\//.test(value)) throw new ConfigError("DATABASE_READ_URL", "must be a postgres:// / postgresql:// URL (a streaming replica of DATABASE_URL)");
+  if (databaseUrl.startsWith("file:")) throw new ConfigError("DATABASE_READ_URL", "is for PostgreSQL replicas; DATABASE_URL is a SQLite file, whose reads already have a connection of their own");
+  try {
+    new URL(value);
+  } catch {
+    throw new ConfigError("DATABASE_READ_URL", "is not a valid PostgreSQL URL");
+  }
+  return value;
 }
 
 function parseDatabaseUrl(raw: string | undefined): string {

@@ -21,7 +21,8 @@ export function useHealthChecks(database: Database, options: { onUnavailable?: (
         let timer: NodeJS.Timeout | undefined;
         try {
           await Promise.race([
-            database.prisma.$queryRawUnsafe("SELECT 1"),
+            // The writer and the read connection(s): a replica down, or a read pool that cannot connect, is not ready either.
+            Promise.all([...new Set([database.prisma, database.reader])].map((client) => client.$queryRawUnsafe("SELECT 1"))),
             new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS))),
           ]);
           endResponse(fetchAPI.Response.json({ status: "ready", database: database.provider, ...(options.heavyWork ? { heavyWork: options.heavyWork() } : {}) }));

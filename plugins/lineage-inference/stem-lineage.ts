@@ -1,3 +1,4 @@
+import { LARGE_DRAFT_ARTIFACTS, nextTurn } from "../event-loop";
 import type { CapturePlugin, DraftExecution, InputArtifact, LineageMapping, OutputDraft } from "../types";
 import { createStemIndex, type StemMatch, stemOf } from "./stem";
 
@@ -9,39 +10,42 @@ import { createStemIndex, type StemMatch, stemOf } from "./stem";
 export const stemLineageInference: CapturePlugin = {
   name: "stem-lineage-inference",
   stage: "capture",
-  capture(draft, { alreadyMapped }) {
+  async capture(draft, { alreadyMapped }) {
     const mappings: LineageMapping[] = [];
     for (const role of draft.operation.outputs) {
       const source = role.inferLineageFrom;
       if (source === null || source.roles.length === 0) continue; // curator passthrough, or generative
       const drafts = draft.outputs.filter((o) => o.role === role.role && !alreadyMapped.has(o.originalName));
       if (drafts.length === 0) continue;
-      if (source.from === "INPUTS") mappings.push(...matchInputs(draft, source.roles, drafts));
-      else mappings.push(...matchOutputs(draft, source.roles, drafts));
+      const match = source.from === "INPUTS" ? inputMatcher(draft, source.roles) : outputMatcher(draft, source.roles);
+      for (let n = 0; n < drafts.length; n++) {
+        // A big execution is matched in turns, so other work runs in between.
+        if (n > 0 && n % LARGE_DRAFT_ARTIFACTS === 0) await nextTurn();
+        const mapping = match(drafts[n]);
+        if (mapping) mappings.push(mapping);
+      }
     }
     return mappings;
   },
 };
 
-function matchInputs(draft: DraftExecution, fromRoles: string[], drafts: OutputDraft[]): LineageMapping[] {
+/** Matches one output against the input roles named (with groupBy, the primary role, its group giving the co-inputs). */
+function inputMatcher(draft: DraftExecution, fromRoles: string[]): (output: OutputDraft) => LineageMapping | undefined {
   const grouped = draft.operation.groupBy !== null;
   const searched = grouped ? [fromRoles[0]] : fromRoles;
   const index = createStemIndex(
     draft.inputs.filter((input) => searched.includes(input.role)),
     (input) => input.originalName,
   );
-  const mappings: LineageMapping[] = [];
-  for (const output of drafts) {
+  return (output) => {
     const match = index.match(output.originalName);
-    if (!match) continue;
+    if (!match) return undefined;
     if (grouped) {
       const group = groupOf(draft, output.originalName, match);
-      if (group) mappings.push({ output: output.originalName, sources: group.map((input) => ({ input: input.id })), kind: "CO_INPUT", capturedBy: stemLineageInference.name });
-    } else {
-      mappings.push({ output: output.originalName, sources: [{ input: match.candidate.id }], kind: "INDEPENDENT", capturedBy: stemLineageInference.name });
+      return group ? { output: output.originalName, sources: group.map((input) => ({ input: input.id })), kind: "CO_INPUT", capturedBy: stemLineageInference.name } : undefined;
     }
-  }
-  return mappings;
+    return { output: output.originalName, sources: [{ input: match.candidate.id }], kind: "INDEPENDENT", capturedBy: stemLineageInference.name };
+  };
 }
 
 // Seed "How multi-input pairing works": the group holding the matched input (an artifact paired with
@@ -71,17 +75,14 @@ function groupOf(draft: DraftExecution, outputName: string, match: StemMatch<Inp
 }
 
 // Seed "Output-to-output edges": the output's stem is matched against another output role's drafts.
-function matchOutputs(draft: DraftExecution, fromRoles: string[], drafts: OutputDraft[]): LineageMapping[] {
+function outputMatcher(draft: DraftExecution, fromRoles: string[]): (output: OutputDraft) => LineageMapping | undefined {
   const index = createStemIndex(
     draft.outputs.filter((o) => fromRoles.includes(o.role)),
     (o) => o.originalName,
   );
-  const mappings: LineageMapping[] = [];
-  for (const output of drafts) {
+  return (output) => {
     const match = index.match(output.originalName);
-    if (match && match.candidate.originalName !== output.originalName) {
-      mappings.push({ output: output.originalName, sources: [{ output: match.candidate.originalName }], kind: "OUTPUT_TO_OUTPUT", capturedBy: stemLineageInference.name });
-    }
-  }
-  return mappings;
+    if (!match || match.candidate.originalName === output.originalName) return undefined;
+    return { output: output.originalName, sources: [{ output: match.candidate.originalName }], kind: "OUTPUT_TO_OUTPUT", capturedBy: stemLineageInference.name };
+  };
 }

@@ -1,5 +1,6 @@
 import { ArtifactValidationError } from "../errors";
 import type { DraftExecution } from "../types";
+import { firstRepeated } from "./first-repeated";
 
 // Seed "Artifact validation": required roles are present, artifact types match, no undeclared roles;
 // and a curator's undeclared outputs are passthroughs, so each must be one of its inputs.
@@ -40,8 +41,7 @@ export function validateArtifacts(draft: DraftExecution): void {
         );
       }
     }
-    const ids = artifacts.map((a) => a.id);
-    const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+    const repeated = firstRepeated(artifacts.map((a) => a.id));
     if (repeated) {
       throw new ArtifactValidationError(`input ${repeated} appears twice in role '${role.role}'`, { rule: "DUPLICATE_INPUT", role: role.role, candidates: [repeated] });
     }
@@ -55,8 +55,7 @@ export function validateArtifacts(draft: DraftExecution): void {
         { rule: "MISSING_OUTPUT_ROLE", role: role.role },
       );
     }
-    const hashes = drafts.map((o) => o.contentHash);
-    const repeated = drafts.find((o, i) => hashes.indexOf(o.contentHash) !== i);
+    const repeated = firstRepeated(drafts, (o) => o.contentHash);
     if (repeated) {
       throw new ArtifactValidationError(`two outputs of role '${role.role}' have the same content (${repeated.contentHash})`, {
         rule: "DUPLICATE_OUTPUT",

@@ -1,3 +1,4 @@
+import { LARGE_DRAFT_ARTIFACTS, nextTurn } from "../event-loop";
 import type { ValidatePlugin } from "../types";
 import { validateArtifacts } from "./artifact-validation";
 import { validateCompleteness } from "./completeness-validation";
@@ -10,8 +11,11 @@ export const lineageValidation: ValidatePlugin = {
   name: "lineage-validation",
   stage: "validate",
   async validate(draft, { mappings, port }) {
+    const large = draft.inputs.length + draft.outputs.length > LARGE_DRAFT_ARTIFACTS;
     validateArtifacts(draft);
+    if (large) await nextTurn();
     validateCompleteness(draft, mappings);
+    if (large) await nextTurn();
     await validateIntegrity(draft, mappings, port);
   },
 };

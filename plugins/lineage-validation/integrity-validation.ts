@@ -1,5 +1,7 @@
 import { LineageIntegrityError } from "../errors";
 import type { DraftExecution, LineageMapping, ReadPort, SourceRef } from "../types";
+import { LARGE_DRAFT_ARTIFACTS, nextTurn } from "../event-loop";
+import { firstRepeated } from "./first-repeated";
 
 const ARTIFACT_ID = /^art_[0-9a-f]{40}$/;
 
@@ -8,7 +10,7 @@ const ARTIFACT_ID = /^art_[0-9a-f]{40}$/;
 // content-addressed id as a source) or through other outputs.
 export async function validateIntegrity(draft: DraftExecution, mappings: LineageMapping[], port: ReadPort): Promise<void> {
   const names = draft.outputs.map((o) => o.originalName);
-  const duplicateName = names.find((name, i) => names.indexOf(name) !== i);
+  const duplicateName = firstRepeated(names);
   if (duplicateName) {
     throw new LineageIntegrityError(`two outputs share the name '${duplicateName}': lineage could not tell them apart`, {
       rule: "DUPLICATE_DRAFT_NAME",
@@ -24,7 +26,11 @@ export async function validateIntegrity(draft: DraftExecution, mappings: Lineage
 
   // One declaration per output; the sources of one declaration (its mappings together) are distinct.
   const declarations = new Map<string, { key: string; capturedBy: string; sources: Set<string> }>();
-  mappings.forEach((mapping, n) => {
+  const large = draft.inputs.length + draft.outputs.length > LARGE_DRAFT_ARTIFACTS;
+  for (let n = 0; n < mappings.length; n++) {
+    // A big execution is checked in turns, so other work runs in between.
+    if (large && n > 0 && n % LARGE_DRAFT_ARTIFACTS === 0) await nextTurn();
+    const mapping = mappings[n];
     const role = roleOf(mapping.output);
     if (!outputs.has(mapping.output)) {
       throw new LineageIntegrityError(`lineage names output '${mapping.output}', which is not among this execution's outputs`, {
@@ -77,7 +83,8 @@ export async function validateIntegrity(draft: DraftExecution, mappings: Lineage
       sources.add(id);
     }
     if (mapping.kind !== "CONFIG_REFERENCE") declarations.set(mapping.output, { key, capturedBy: mapping.capturedBy, sources });
-  });
+  }
+  if (large) await nextTurn();
 
   for (const mapping of mappings) {
     const target = outputs.get(mapping.output)!;

@@ -1,4 +1,5 @@
 import type { Db, DbTx } from "../db/client";
+import { ownTransaction } from "../db/own-transaction";
 import { insertRows } from "../services/recording/bulk-insert";
 import type { KeysetPage } from "../services/pagination";
 
@@ -29,12 +30,15 @@ export class AuditLog {
   constructor(private readonly db: Db) {}
 
   /**
-   * `db`: a transaction to append in, so the entry commits with what it describes. A raw INSERT:
+   * `tx`: a transaction to append in, so the entry commits with what it describes. A raw INSERT:
    * on the recording path Prisma's typed create costs several times as much.
    */
-  async append(event: NewAuditEvent, db: Db | DbTx = this.db): Promise<void> {
+  async append(event: NewAuditEvent, tx?: DbTx): Promise<void> {
+    // Alone, in a transaction of its own: on SQLite a statement outside one would run inside
+    // whatever transaction the commit path has open on the writer, and share its fate.
+    if (!tx) return ownTransaction(this.db, (own) => this.append(event, own));
     await insertRows(
-      db,
+      tx,
       "AuditEvent",
       ["at", "actor", "tokenId", "via", "action", "targets", "outcome", "requestId"],
       [[event.at ?? new Date(), event.actor, event.tokenId, event.via, event.action, JSON.stringify(event.targets), event.outcome, event.requestId]],

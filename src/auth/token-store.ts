@@ -1,4 +1,5 @@
 import { type Db, UNCOUNTED_SQL } from "../db/client";
+import { ownTransaction } from "../db/own-transaction";
 import { InvalidArgumentError, NotFoundError } from "../services/errors";
 import type { KeysetPage } from "../services/pagination";
 import { unsafeTextReason } from "../services/safe-text";
@@ -51,9 +52,11 @@ export class TokenStore {
   /** Stores a token whose secret the caller chose (PROVGRAPH_BOOTSTRAP_TOKEN). */
   async createWithSecret(secret: string, input: NewToken, now: Date = new Date()): Promise<{ secret: string; token: ApiTokenRecord }> {
     const { name, scopes, expiresAt } = checkNewToken(input, now);
-    const row = await this.db.apiToken.create({
-      data: { id: newTokenId(), name, scopes: JSON.stringify(scopes), secretHash: hashTokenSecret(secret), createdAt: now, createdBy: input.createdBy, expiresAt },
-    });
+    const row = await ownTransaction(this.db, (tx) =>
+      tx.apiToken.create({
+        data: { id: newTokenId(), name, scopes: JSON.stringify(scopes), secretHash: hashTokenSecret(secret), createdAt: now, createdBy: input.createdBy, expiresAt },
+      }),
+    );
     return { secret, token: toRecord(row) };
   }
 
@@ -91,12 +94,12 @@ export class TokenStore {
     const existing = await this.byId(id);
     if (!existing) throw new NotFoundError("API token", id, field);
     if (existing.revokedAt) return existing;
-    await this.db.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
+    await ownTransaction(this.db, (tx) => tx.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } }));
     return (await this.byId(id))!;
   }
 
   async touch(id: TokenId, at: Date): Promise<void> {
-    await this.db.apiToken.update({ where: { id }, data: { lastUsedAt: at } });
+    await ownTransaction(this.db, (tx) => tx.apiToken.update({ where: { id }, data: { lastUsedAt: at } }));
   }
 
   /**

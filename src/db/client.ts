@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
@@ -6,7 +7,9 @@ import type { ConnectionInfo, SqlDriverAdapter, SqlDriverAdapterFactory, Transac
 import { type Prisma, PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
 import { PrismaClient as PgPrismaClient } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
+import { attachDirectStatements, type DirectStatements, directStatementsOver, type RawRows, type RowStream } from "./direct-statements";
 import { serializeStatements } from "./serialized-transaction";
+import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer";
 
 /**
  * The typed Prisma client. Both generated clients (SQLite and PostgreSQL) expose the same model
@@ -17,47 +20,153 @@ export type Db = SqlitePrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => …)`. */
 export type DbTx = Prisma.TransactionClient;
 
+export interface TransactionOptions {
+  /** How long to wait for the write lock (ms). */
+  maxWait: number;
+  /** How long the transaction may stay open (ms). */
+  timeout: number;
+}
+
 export interface Database {
+  /**
+   * The writer: every write, and the transactions recordings run in (DESIGN "Write path"). On
+   * SQLite it is the one connection that writes; on PostgreSQL a small pool on DATABASE_URL.
+   */
   prisma: Db;
+  /**
+   * Reads (DESIGN "Read path"): on SQLite a read-only connection of its own, which WAL lets read
+   * beside the writer (a long write never stalls it); on PostgreSQL a pool of its own, on
+   * DATABASE_READ_URL (a streaming replica, which may lag) when that is set.
+   */
+  reader: Db;
+  /**
+   * Reads that must see every commit already answered (what a caller just registered): the reader,
+   * unless it is a replica; then the primary's pool.
+   */
+  primaryReader: Db;
   provider: DatabaseProvider;
   url: string;
+  /** DATABASE_READ_URL, when reads go to a replica. */
+  readUrl: string | null;
   /**
-   * SQL statements sent to the database so far (queries, writes, BEGIN/COMMIT), for tests and benches.
-   * Statements starting with UNCOUNTED_SQL (the auth layer's own probes) are left out, so a query's
-   * count does not depend on when it ran.
+   * SQL statements sent to the database so far by both clients (queries, writes, BEGIN/COMMIT), for
+   * tests and benches. Statements starting with UNCOUNTED_SQL (the auth layer's own probes) are left
+   * out, so a query's count does not depend on when it ran.
    */
   statementCount(): number;
+  /**
+   * Opens an interactive transaction on the writer — the one place recordings open one (the commit
+   * path calls it). Inside, `directStatementsOf(tx)` reaches the same transaction past Prisma's
+   * query pipeline, for the hot statements of recording.
+   */
+  transaction<T>(fn: (tx: DbTx) => Promise<T>, options: TransactionOptions): Promise<T>;
+  /** One read statement on the reader, answered as arrays of values (no Prisma result mapping): closures. */
+  readRows(sql: string, params: readonly unknown[]): Promise<RawRows>;
+  /** The same, the rows read as they are consumed (consume them at once: on SQLite the read connection waits). */
+  readRowStream(sql: string, params: readonly unknown[]): Promise<RowStream>;
   close(): Promise<void>;
 }
 
-export function openDatabase(url: string): Database {
+export interface DatabaseOptions {
+  /** A PostgreSQL streaming replica to read from (DATABASE_READ_URL); ignored for SQLite. */
+  readUrl?: string | null;
+  /** SQLite: the writer's `synchronous` setting (SQLITE_SYNCHRONOUS; default NORMAL); ignored for PostgreSQL. */
+  sqliteSynchronous?: "NORMAL" | "FULL";
+}
+
+/** Pool sizes on PostgreSQL: the writer holds one connection per open transaction (the commit path opens one at a time). */
+const PG_WRITER_POOL = 4;
+const PG_READER_POOL = 10;
+
+export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   const provider = providerOf(url);
   let statements = 0;
   const countStatement = () => {
     statements += 1;
   };
+  // Which $transaction a driver transaction belongs to: the slot of the call that started it.
+  const startingTransaction = new AsyncLocalStorage<{ transaction?: Transaction }>();
+  const onTransaction = (transaction: Transaction) => {
+    const slot = startingTransaction.getStore();
+    if (slot) slot.transaction = transaction;
+  };
   let prisma: Db;
+  let reader: Db;
+  let readerAdapter: AdapterSlot;
+  let primaryReader: Db;
+  let readUrl: string | null = null;
+  let checkpointer: WalCheckpointer | undefined;
   if (provider === "sqlite") {
     const file = sqliteFilePath(url);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const adapter = countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, {
-      // Prisma assumes SQLite's historic 999-variable limit and splits `IN (…)` lists above it,
-      // so statement counts would grow with result size; the SQLite in better-sqlite3 12 allows 32,766.
-      maxBindValues: 32_766,
-      supportsRelationJoins: false,
+    // Prisma assumes SQLite's historic 999-variable limit and splits `IN (…)` lists above it,
+    // so statement counts would grow with result size; the SQLite in better-sqlite3 12 allows 32,766.
+    const info: ConnectionInfo = { maxBindValues: 32_766, supportsRelationJoins: false };
+    // Savepoints (one per unit of a group commit) keep the pages they change in a sub-journal, and
+    // closures sort in temporary b-trees: in memory rather than in temporary files.
+    const onConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY");
+    // The writer never checkpoints inside a COMMIT: a worker thread does (wal-checkpointer.ts).
+    checkpointer = startWalCheckpointer(file);
+    // When the writer starts the WAL over, it cuts the file back to 64 MB.
+    // synchronous: NORMAL is the driver's default in WAL mode (no fsync at COMMIT); FULL fsyncs every commit.
+    const synchronous = options.sqliteSynchronous ?? "NORMAL";
+    const onWriterConnect = (adapter: SqlDriverAdapter) =>
+      adapter.executeScript(`PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864; PRAGMA synchronous = ${synchronous}`);
+    prisma = new SqlitePrismaClient({
+      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: info, onTransaction, onConnect: onWriterConnect }),
     });
-    prisma = new SqlitePrismaClient({ adapter });
+    // A second connection, read-only: in WAL mode it reads the last commit while the writer writes.
+    readerAdapter = { adapter: undefined };
+    reader = new SqlitePrismaClient({
+      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000, readonly: true }), countStatement, { connectionInfo: info, slot: readerAdapter, onConnect }),
+    });
+    primaryReader = reader;
   } else {
-    const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: 10 }), countStatement, undefined, serializeStatements);
-    prisma = new PgPrismaClient({ adapter }) as unknown as Db;
+    const pgClient = (connectionString: string, max: number, slot?: AdapterSlot) =>
+      new PgPrismaClient({
+        adapter: countingAdapter(new PrismaPg({ connectionString, max }), countStatement, { wrapTransaction: serializeStatements, onTransaction, slot }),
+      }) as unknown as Db;
+    prisma = pgClient(url, PG_WRITER_POOL);
+    readUrl = options.readUrl ?? null;
+    readerAdapter = { adapter: undefined };
+    reader = pgClient(readUrl ?? url, PG_READER_POOL, readerAdapter);
+    primaryReader = readUrl ? prisma : reader;
   }
+  const direct = (transaction: Transaction): DirectStatements => directStatementsOver(transaction, provider, countStatement);
+  const readDirect = async () => {
+    if (!readerAdapter.adapter) await reader.$connect();
+    if (!readerAdapter.adapter) throw new Error("the read connection did not open");
+    return directStatementsOver(readerAdapter.adapter, provider, countStatement);
+  };
   return {
     prisma,
+    reader,
+    primaryReader,
     provider,
     url,
+    readUrl,
     statementCount: () => statements,
-    close: () => prisma.$disconnect(),
+    transaction: async (fn, transactionOptions) => {
+      const slot: { transaction?: Transaction } = {};
+      return startingTransaction.run(slot, () =>
+        prisma.$transaction(async (tx) => {
+          if (slot.transaction) attachDirectStatements(tx, direct(slot.transaction));
+          return fn(tx);
+        }, transactionOptions),
+      );
+    },
+    readRows: async (sql, params) => (await readDirect()).query(sql, params),
+    readRowStream: async (sql, params) => (await readDirect()).stream(sql, params),
+    close: async () => {
+      await Promise.all([prisma.$disconnect(), reader.$disconnect()]);
+      await checkpointer?.stop();
+    },
   };
+}
+
+/** Where a wrapped factory leaves the adapter it connected (Prisma connects lazily). */
+interface AdapterSlot {
+  adapter: SqlDriverAdapter | undefined;
 }
 
 /** Marks a statement that statementCount() leaves out. */
@@ -70,15 +179,22 @@ function isUncounted(query: unknown): boolean {
 
 /**
  * Wraps a driver adapter factory so every statement it runs (also inside transactions) is
- * counted, optionally overriding the connection facts the adapter reports to Prisma and
- * wrapping each transaction it starts.
+ * counted, optionally overriding the connection facts the adapter reports to Prisma, wrapping
+ * each transaction it starts, telling who starts one, and keeping the adapter it connects.
  */
 function countingAdapter<F extends SqlDriverAdapterFactory>(
   factory: F,
   onStatement: () => void,
-  connectionInfo?: ConnectionInfo,
-  wrapTransaction: (transaction: Transaction) => Transaction = (transaction) => transaction,
+  options: {
+    connectionInfo?: ConnectionInfo;
+    wrapTransaction?: (transaction: Transaction) => Transaction;
+    onTransaction?: (transaction: Transaction) => void;
+    slot?: AdapterSlot;
+    /** Runs once on each connection the factory opens (connection settings), before Prisma uses it. */
+    onConnect?: (adapter: SqlDriverAdapter) => Promise<void>;
+  } = {},
 ): F {
+  const { connectionInfo, wrapTransaction = (transaction: Transaction) => transaction, onTransaction, slot, onConnect } = options;
   const countQueryable = <T extends SqlDriverAdapter | Transaction>(target: T): T =>
     new Proxy(target, {
       get(obj, prop, receiver) {
@@ -94,8 +210,11 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
           return () => ({ ...own, ...connectionInfo });
         }
         if (prop === "startTransaction") {
-          return async (...args: unknown[]) =>
-            countQueryable(wrapTransaction(await (value as (...a: unknown[]) => Promise<Transaction>).apply(obj, args)));
+          return async (...args: unknown[]) => {
+            const transaction = countQueryable(wrapTransaction(await (value as (...a: unknown[]) => Promise<Transaction>).apply(obj, args)));
+            onTransaction?.(transaction);
+            return transaction;
+          };
         }
         return typeof value === "function" ? value.bind(obj) : value;
       },
@@ -103,7 +222,14 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
   return new Proxy(factory, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver);
-      if (prop === "connect") return async () => countQueryable(await (value as () => Promise<SqlDriverAdapter>).call(obj));
+      if (prop === "connect")
+        return async () => {
+          const connected = await (value as () => Promise<SqlDriverAdapter>).call(obj);
+          await onConnect?.(connected);
+          const adapter = countQueryable(connected);
+          if (slot) slot.adapter = adapter;
+          return adapter;
+        };
       return typeof value === "function" ? value.bind(obj) : value;
     },
   });

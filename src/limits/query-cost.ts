@@ -1,4 +1,4 @@
-import { type DocumentNode, getOperationAST, GraphQLError, type GraphQLSchema, validate } from "graphql";
+import { type DocumentNode, getNamedType, getOperationAST, GraphQLError, type GraphQLSchema, isInputObjectType, type OperationDefinitionNode, typeFromAST, validate } from "graphql";
 import { createComplexityRule } from "graphql-query-complexity";
 import type { Plugin } from "graphql-yoga";
 import { costEstimators } from "./cost-estimators";
@@ -23,7 +23,7 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
     estimators: costEstimators(),
     // The library reads the name of every operation when given one: an anonymous one is estimated alone.
     operationName: operation.name?.value,
-    variables: variables ?? undefined,
+    variables: variables ? variablesForCost(schema, operation, variables) : undefined,
     maxQueryNodes: REQUEST_LIMITS.maxCostedSelections + 1,
     onComplete: (complexity) => {
       cost = complexity;
@@ -40,6 +40,29 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
     throw error;
   }
   return cost;
+}
+
+/**
+ * The variables as the estimate needs them. The library coerces every variable again (execution does
+ * too), which for a recording's input — tens of thousands of output drafts — costs tens of ms. No
+ * cost depends on what is inside an input object, so the lists inside input-object variables (and a
+ * list of input objects itself) are cut to their first item: the value still fits its type, so the
+ * operation is still estimated (a variable that does not fit would leave it uncosted).
+ */
+function variablesForCost(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const shrunk: Record<string, unknown> = { ...variables };
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type);
+    if (type && isInputObjectType(getNamedType(type)) && name in shrunk) shrunk[name] = firstItems(shrunk[name]);
+  }
+  return shrunk;
+}
+
+function firstItems(value: unknown): unknown {
+  if (Array.isArray(value)) return value.slice(0, 1).map(firstItems);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, firstItems(item)]));
+  return value;
 }
 
 /**

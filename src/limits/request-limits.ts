@@ -26,6 +26,8 @@ export const REQUEST_LIMITS = {
   maxMutations: 20,
   /** Ids one nodes(ids) call may ask for. */
   maxNodeIds: 1_000,
+  /** Executions one recordExecutions call may carry. */
+  maxBatchExecutions: 500,
   /** Objects and lists nested in a JSON argument (params, metadata, inputVersions). */
   maxJsonDepth: 64,
 } as const;

@@ -300,8 +300,14 @@ function needsEdgeDetails(info: GraphQLResolveInfo): boolean {
 function lineageView(closure: Closure, recordsRead: boolean): LineageView {
   // Records read with the closure are used as they are (an artifact row missing goes to the
   // loader, which reports it); otherwise only ids were selected, and an id-only stand-in answers
-  // them without a second read.
-  const artifact: ArtifactLookup = recordsRead ? (id) => closure.artifacts.get(id) ?? id : (id) => ({ id }) as ArtifactRecord;
+  // them without a second read — one stand-in per artifact, however many nodes and edge ends name it.
+  if (recordsRead) return { closure, artifact: (id) => closure.artifacts.get(id) ?? id };
+  const standIns = new Map<ArtifactId, ArtifactRecord>();
+  const artifact: ArtifactLookup = (id) => {
+    let standIn = standIns.get(id);
+    if (!standIn) standIns.set(id, (standIn = { id } as ArtifactRecord));
+    return standIn;
+  };
   return { closure, artifact };
 }
 

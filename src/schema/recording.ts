@@ -1,4 +1,8 @@
+import { REQUEST_LIMITS } from "../limits/request-limits";
+import { InvalidArgumentError } from "../services/errors";
+import { type RecordedExecution, type RecordExecutionRequest, yieldToEventLoop } from "../services/recording";
 import { builder } from "./builder";
+import type { GraphQLContext } from "./context";
 import type { ExecutionLinkRecord, ExecutionRecord } from "../services/records";
 import { ArtifactValidationError, LineageCompletenessError, LineageIntegrityError, OperationDeclarationError } from "./errors";
 import { ArtifactRef } from "./artifact";
@@ -165,20 +169,60 @@ builder.mutationFields((t) => ({
       directResult: true,
       union: { name: "RecordExecutionResult" },
     },
-    resolve: async (_root, { input }, ctx) => {
-      const recorded = await ctx.services.recorder.record({
-        ...input,
-        inputs: input.inputs.map((role) => ({ role: role.role, artifactIds: role.artifactIds.map(String) })),
-        lineage: input.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String), kind: entry.kind })),
-        parentRunId: input.parentRunId == null ? null : String(input.parentRunId),
-      }, { beforeCommit: ctx.auditInTransaction });
-      // The response reads back what was just written: answer it from the recording, not the database.
-      const { execution, links, artifacts } = recorded;
-      ExecutionRef.getDataloader(ctx).prime(execution.runId, execution);
-      executionLinks(ctx, "CONSUMED").prime(execution.runId, links.consumed);
-      executionLinks(ctx, "PRODUCED").prime(execution.runId, links.produced);
-      for (const artifact of artifacts) ArtifactRef.getDataloader(ctx).prime(artifact.id, artifact);
-      return { execution, edgeCount: recorded.edges.length, unpaired: recorded.unpaired };
+    resolve: async (_root, { input }, ctx) => answerFrom(ctx, await ctx.services.recorder.record(requestOf(input), { beforeCommit: ctx.auditInTransaction })),
+  }),
+  recordExecutions: t.field({
+    type: [RecordExecutionPayload],
+    nullable: { list: false, items: true },
+    description:
+      `Records a batch of executions, each exactly as recordExecution would, in order (an execution may use the outputs of one before it), sharing transactions: ` +
+      `each execution is still atomic, and one rejected leaves the others recorded. One result per input, in order: the payload, a typed lineage error, ` +
+      `or null with the item's error (NOT_FOUND, INVALID_ARGUMENT, …) in \`errors\` at its path (["recordExecutions", i]). At most ${REQUEST_LIMITS.maxBatchExecutions} inputs. Needs the write scope.`,
+    authScopes: { write: true },
+    args: { inputs: t.arg({ type: [RecordExecutionInput], required: true }) },
+    itemErrors: {
+      types: [ArtifactValidationError, LineageCompletenessError, LineageIntegrityError],
+      directResult: true,
+      union: { name: "RecordExecutionsItemResult" },
+    },
+    resolve: async (_root, { inputs }, ctx) => {
+      if (inputs.length > REQUEST_LIMITS.maxBatchExecutions) {
+        throw new InvalidArgumentError("inputs", `at most ${REQUEST_LIMITS.maxBatchExecutions} executions in one call, got ${inputs.length}`);
+      }
+      const outcomes = await ctx.services.recorder.recordMany(inputs.map(requestOf), { beforeCommit: ctx.auditInTransaction });
+      // A rejected item is its error: a lineage error becomes its union member, any other the item's GraphQL error.
+      const answers: Awaited<ReturnType<typeof answerFrom>>[] = [];
+      for (const outcome of outcomes) if (outcome.status === "fulfilled") answers.push(await answerFrom(ctx, outcome.value));
+      let next = 0;
+      return outcomes.map((outcome) => (outcome.status === "fulfilled" ? answers[next++] : Promise.reject(outcome.reason)));
     },
   }),
 }));
+
+type RecordExecutionArgs = typeof RecordExecutionInput.$inferInput;
+
+function requestOf(input: RecordExecutionArgs): RecordExecutionRequest {
+  return {
+    ...input,
+    inputs: input.inputs.map((role) => ({ role: role.role, artifactIds: role.artifactIds.map(String) })),
+    lineage: input.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String), kind: entry.kind })),
+    parentRunId: input.parentRunId == null ? null : String(input.parentRunId),
+  };
+}
+
+/** Artifacts primed between two turns of the event loop (a 30,000-output answer primes as many). */
+const PRIMES_PER_TURN = 5_000;
+
+/** The response reads back what was just written: answer it from the recording, not the database. */
+async function answerFrom(ctx: GraphQLContext, recorded: RecordedExecution) {
+  const { execution, links, artifacts } = recorded;
+  ExecutionRef.getDataloader(ctx).prime(execution.runId, execution);
+  executionLinks(ctx, "CONSUMED").prime(execution.runId, links.consumed);
+  executionLinks(ctx, "PRODUCED").prime(execution.runId, links.produced);
+  const loader = ArtifactRef.getDataloader(ctx);
+  for (let i = 0; i < artifacts.length; i++) {
+    if (i > 0 && i % PRIMES_PER_TURN === 0) await yieldToEventLoop();
+    loader.prime(artifacts[i].id, artifacts[i]);
+  }
+  return { execution, edgeCount: recorded.edges.length, unpaired: recorded.unpaired };
+}

@@ -23,10 +23,13 @@ export const CONTENT_HASH_FORMATS =
   "<algorithm>:<digest> — sha256:<64 hex digits>, sha512:<128>, sha384:<96>, sha1:<40>, md5:<32>, blake3:<64>, git:<40 or 64>, " +
   `or etag:<1–${MAX_ETAG_LENGTH} visible ASCII characters>`;
 
-/** The canonical spelling of a content hash, or an InvalidContentHashError naming `field` and what is wrong. */
-export function canonicalContentHash(field: string, value: string): string {
+/**
+ * The canonical spelling of a content hash, or an InvalidContentHashError naming `field` and what is
+ * wrong (`field` may be given as a function: spelled out only for an error).
+ */
+export function canonicalContentHash(field: string | (() => string), value: string): string {
   const refuse = (reason: string): never => {
-    throw new InvalidContentHashError(field, value, reason, CONTENT_HASH_FORMATS);
+    throw new InvalidContentHashError(typeof field === "string" ? field : field(), value, reason, CONTENT_HASH_FORMATS);
   };
   const colon = value.indexOf(":");
   if (colon < 0) refuse("it has no '<algorithm>:' prefix");

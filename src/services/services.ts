@@ -9,9 +9,13 @@ import { GraphViews } from "./graph-views/graph-views";
 import { type ColumnServices, createColumnServices } from "./columns";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
-import { type CommitPath, ExecutionRecorder, OperationRegistry, TransactionPerUnit } from "./recording";
+import { type CommitPath, ExecutionRecorder, GroupCommit, OperationRegistry } from "./recording";
 
-/** The core, as the GraphQL layer sees it: one object per concern, all over one database. */
+/**
+ * The core, as the GraphQL layer sees it: one object per concern, all over one database. Reads go
+ * to the read client (database.reader: another connection, or a replica); writes go through the one
+ * commit path on the writer; registries read what must be fresh from the primary (primaryReader).
+ */
 export interface Services {
   database: Database;
   artifacts: ArtifactReader;
@@ -37,26 +41,27 @@ export interface Services {
  * `feeds`: the feeds' bounds and the broadcast that shares them across instances.
  */
 export function createServices(database: Database, plugins: readonly ProvgraphPlugin[] = defaultPlugins, feeds: FeedOptions = DEFAULT_FEED_OPTIONS): Services {
-  const db = database.prisma;
-  const registry = new OperationRegistry(db);
+  const read = database.reader;
   // Every committed event is appended to the feed log inside its transaction (the journal).
-  const feedLog = new FeedLog(db, database.provider);
-  const commits = new TransactionPerUnit(db, undefined, feedLog);
-  const composites = new CompositeRegistry(db, commits, registry);
+  const feedLog = new FeedLog(database.primaryReader, database.provider);
+  const commits = new GroupCommit(database, { journal: feedLog });
+  const registry = new OperationRegistry(database.primaryReader, commits);
+  const composites = new CompositeRegistry(database.primaryReader, commits, registry);
   const lineage = createLineageServices(database);
   return {
     database,
-    artifacts: new ArtifactReader(db),
-    executions: new ExecutionReader(db),
-    operations: new OperationReader(db),
+    artifacts: new ArtifactReader(read),
+    executions: new ExecutionReader(read),
+    operations: new OperationReader(read),
     registry,
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins),
-    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(db) },
+    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(read) },
     plugins,
     lineage,
     columns: createColumnServices(database),
-    graphViews: new GraphViews(db),
-    feeds: new Feeds(feedLog, commits, db, lineage.closures, feeds),
+    graphViews: new GraphViews(read),
+    // Replays must see every committed event (a replica may lag): they read the primary.
+    feeds: new Feeds(feedLog, commits, database.primaryReader, lineage.closures, feeds),
   };
 }

@@ -18,6 +18,7 @@ describe("every root field declares the scope it needs, and undeclared ones fail
       ingestOpenLineageEvents: { write: true },
       recordCompositeExecution: { write: true },
       recordExecution: { write: true },
+      recordExecutions: { write: true },
       registerComposite: { admin: true },
       registerOperation: { admin: true },
       revokeApiToken: { admin: true },

@@ -78,7 +78,7 @@ describe(`feed log (${testProvider})`, () => {
     expect(await log.firstAfter(between)).toBe(head);
     expect(await log.firstAfter(new Date(Date.now() + 60_000))).toBeNull();
     const { oldest } = (await log.bounds())!;
-    expect(await log.prune(head - 2)).toBe(head - 2 - oldest + 1);
+    expect(await commits.run((tx) => log.prune(tx, head - 2))).toBe(head - 2 - oldest + 1);
     expect(await log.bounds()).toEqual({ oldest: head - 1, newest: head });
   });
 

@@ -7,6 +7,8 @@ describe("configuration from the environment", () => {
       port: 4000,
       host: "127.0.0.1",
       databaseUrl: DEFAULT_DATABASE_URL,
+      databaseReadUrl: null,
+      sqliteSynchronous: "NORMAL",
       logLevel: "info",
       migrateOnStart: true,
       shutdownGraceMs: 10_000,
@@ -48,6 +50,13 @@ describe("configuration from the environment", () => {
     [{ DATABASE_URL: "mysql://x" }, "invalid configuration: DATABASE_URL must start with file: (SQLite) or postgres:// / postgresql://"],
     [{ DATABASE_URL: "file:" }, "invalid configuration: DATABASE_URL names no file after 'file:'"],
     [{ MIGRATE_ON_START: "maybe" }, "invalid configuration: MIGRATE_ON_START must be true or false, got 'maybe'"],
+    [{ DATABASE_URL: "postgres://u@db/x", DATABASE_READ_URL: "file:replica.db" }, "invalid configuration: DATABASE_READ_URL must be a postgres:// / postgresql:// URL (a streaming replica of DATABASE_URL)"],
+    [
+      { DATABASE_READ_URL: "postgres://u@replica/x" },
+      "invalid configuration: DATABASE_READ_URL is for PostgreSQL replicas; DATABASE_URL is a SQLite file, whose reads already have a connection of their own",
+    ],
+    [{ SQLITE_SYNCHRONOUS: "off" }, "invalid configuration: SQLITE_SYNCHRONOUS must be NORMAL or FULL, got 'off'"],
+    [{ DATABASE_URL: "postgres://u@db/x", SQLITE_SYNCHRONOUS: "FULL" }, "invalid configuration: SQLITE_SYNCHRONOUS is for SQLite files; PostgreSQL's durability is its own configuration (fsync, synchronous_commit)"],
     [{ REDIS_URL: "localhost:6379" }, "invalid configuration: REDIS_URL must start with redis:// or rediss://, got 'localhost:6379'"],
     [{ REDIS_URL: "http://u:hunter2@cache:6379" }, "invalid configuration: REDIS_URL must start with redis:// or rediss://, got 'http://u:****@cache:6379/'"],
     [{ REDIS_URL: "redis://" }, "invalid configuration: REDIS_URL names no host"],
@@ -59,6 +68,20 @@ describe("configuration from the environment", () => {
   ])("%j is refused with a clear message", (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError("", "").constructor as typeof ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  test("DATABASE_READ_URL sends reads to a PostgreSQL replica of DATABASE_URL", () => {
+    expect(loadConfig({ DATABASE_URL: "postgres://u:p@primary:5432/prov", DATABASE_READ_URL: " postgresql://u:p@replica:5432/prov " })).toMatchObject({
+      databaseUrl: "postgres://u:p@primary:5432/prov",
+      databaseReadUrl: "postgresql://u:p@replica:5432/prov",
+    });
+    expect(loadConfig({ DATABASE_URL: "postgres://u:p@primary:5432/prov", DATABASE_READ_URL: "" }).databaseReadUrl).toBeNull();
+  });
+
+  test("SQLITE_SYNCHRONOUS chooses how durable a SQLite commit is (NORMAL unless set)", () => {
+    expect(loadConfig({ SQLITE_SYNCHRONOUS: " full " }).sqliteSynchronous).toBe("FULL");
+    expect(loadConfig({ SQLITE_SYNCHRONOUS: "Normal" }).sqliteSynchronous).toBe("NORMAL");
+    expect(loadConfig({}).sqliteSynchronous).toBe("NORMAL");
   });
 
   test("passwords are masked in database URLs", () => {

@@ -63,7 +63,7 @@ export interface ColumnWalk {
 
 export async function runColumnWalk(database: Database, options: ColumnClosureStatementOptions): Promise<ColumnWalk> {
   const { sql, params } = columnClosureStatement(database.provider, options);
-  const rows = await database.prisma.$queryRawUnsafe<Row[]>(sql, ...params);
+  const rows = await database.reader.$queryRawUnsafe<Row[]>(sql, ...params);
   const nodes = new Map<string, ColumnRef & { depth: number | null }>();
   const edges = new Map<number, ColumnEdgeRecord>();
   let steps = 0;

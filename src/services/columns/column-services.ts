@@ -16,10 +16,10 @@ export interface ColumnServices {
 
 export function createColumnServices(database: Database): ColumnServices {
   return {
-    columns: new ColumnReader(database.prisma),
+    columns: new ColumnReader(database.reader),
     closures: new ColumnClosureReader(database),
-    datasets: new DatasetReader(database.prisma),
+    datasets: new DatasetReader(database.reader),
     coverage: new CoverageReader(database),
-    provJson: new ColumnProvJsonExporter(database.prisma),
+    provJson: new ColumnProvJsonExporter(database.reader),
   };
 }

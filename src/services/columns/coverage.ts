@@ -59,12 +59,12 @@ export class CoverageReader {
   private readonly columns: ColumnReader;
 
   constructor(private readonly database: Database) {
-    this.columns = new ColumnReader(database.prisma);
+    this.columns = new ColumnReader(database.reader);
   }
 
   async coverage(namespace: string, first: number = DEFAULT_COVERAGE_ITEMS): Promise<LineageCoverage> {
     if (!Number.isInteger(first) || first < 0 || first > MAX_COVERAGE_ITEMS) throw new PageSizeError("first", first, MAX_COVERAGE_ITEMS);
-    const db = this.database.prisma;
+    const db = this.database.reader;
     const produced = await db.artifact.findMany({
       where: { datasetNamespace: namespace, links: { some: { direction: "PRODUCED" } } },
       select: { id: true, datasetName: true, createdAt: true },

@@ -25,6 +25,7 @@ interface FeedRow {
  * SQLite has one writer at a time, so its sequences are in commit order already.
  */
 export class FeedLog implements EventJournal {
+  /** `db` reads the log (replays, bounds): a client that sees every commit. */
   constructor(
     private readonly db: Db,
     private readonly provider: DatabaseProvider,
@@ -77,8 +78,8 @@ export class FeedLog implements EventJournal {
     return row ? Number(row.sequence) : null;
   }
 
-  /** Deletes the entries with sequence ≤ `through`; answers how many went. */
-  async prune(through: number): Promise<number> {
-    return this.db.$executeRaw(Prisma.sql`DELETE FROM "FeedEvent" WHERE "sequence" <= ${through}`);
+  /** Deletes the entries with sequence ≤ `through` (in a unit of the commit path: the writer's transaction); answers how many went. */
+  async prune(tx: DbTx, through: number): Promise<number> {
+    return tx.$executeRaw(Prisma.sql`DELETE FROM "FeedEvent" WHERE "sequence" <= ${through}`);
   }
 }

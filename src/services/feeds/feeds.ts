@@ -143,7 +143,9 @@ export class Feeds {
   async prune(): Promise<number> {
     try {
       const head = await this.log.head();
-      return head > this.options.replayWindow ? await this.log.prune(head - this.options.replayWindow) : 0;
+      if (head <= this.options.replayWindow) return 0;
+      // A write like any other: through the commit path, never beside its open transaction.
+      return await this.commits.run((tx) => this.log.prune(tx, head - this.options.replayWindow));
     } catch (error) {
       this.logger.error({ err: error }, "feed: cannot prune the feed log");
       return 0;

@@ -1,4 +1,5 @@
 import type { Database } from "../../db/client";
+import type { RawRows, RowStream } from "../../db/direct-statements";
 import { type ClosureStatementOptions, closureStatement } from "./closure-sql";
 import { InvalidArgumentError, NotFoundError, PageSizeError } from "../errors";
 import type { ArtifactId, RunId } from "../ids";
@@ -116,12 +117,12 @@ export class ClosureReader {
   async closure(query: ClosureQuery): Promise<Closure> {
     const plan = planClosure(query);
     const { sql, params } = closureStatement(this.database.provider, plan);
-    const rows = await this.database.prisma.$queryRawUnsafe<ClosureRow[]>(sql, ...params);
-    return closureFromRows(plan, rows);
+    // Tens of thousands of rows: read as arrays straight from the driver (Prisma would map each into an object).
+    return closureFromRows(plan, await this.database.readRowStream(sql, params));
   }
 }
 
-/** One row of the closure statement (see closure-sql.ts for what each kind of row carries). */
+/** The columns of one row of the closure statement (see closure-sql.ts for what each kind of row carries). */
 export interface ClosureRow {
   row: "root" | "node" | "edge" | "meta";
   id: string | null;
@@ -146,33 +147,35 @@ export interface ClosureRow {
   artifactCreatedAt?: Date | string | null;
 }
 
-export function closureFromRows(plan: ClosurePlan, rows: readonly ClosureRow[]): Closure {
+/** The closure statement's result, as rows of values in `columnNames` order. */
+export function closureFromRows(plan: ClosurePlan, result: RawRows | RowStream): Closure {
+  const at = columnsOf(result.columnNames);
   let rootFound = false;
   let candidateCount = 0;
   let steps = 0;
-  const nodeRows: ClosureRow[] = [];
+  const nodeRows: unknown[][] = [];
   let edges: ClosureEdge[] = [];
   const artifacts = new Map<ArtifactId, ArtifactRecord>();
-  for (const row of rows) {
-    switch (row.row) {
+  for (const row of result.rows) {
+    switch (row[at.row]) {
       case "edge": {
-        const sourceId = row.id as ArtifactId;
-        const targetId = row.otherId as ArtifactId;
-        const id = Number(row.n);
-        edges.push({ id, sourceId, targetId, record: plan.edgeDetails ? edgeFromRow(id, sourceId, targetId, row) : null });
+        const sourceId = row[at.id] as ArtifactId;
+        const targetId = row[at.otherId] as ArtifactId;
+        const id = Number(row[at.n]);
+        edges.push({ id, sourceId, targetId, record: plan.edgeDetails ? edgeFromRow(id, sourceId, targetId, row, at) : null });
         break;
       }
       case "node":
         nodeRows.push(row);
-        if (plan.withArtifacts && row.contentHash != null) artifacts.set(row.id as ArtifactId, artifactFromRow(row));
+        if (plan.withArtifacts && row[at.contentHash] != null) artifacts.set(row[at.id] as ArtifactId, artifactFromRow(row, at));
         break;
       case "root":
         rootFound = true;
-        if (plan.withArtifacts) artifacts.set(row.id as ArtifactId, artifactFromRow(row));
+        if (plan.withArtifacts) artifacts.set(row[at.id] as ArtifactId, artifactFromRow(row, at));
         break;
       case "meta":
-        candidateCount = Number(row.n);
-        steps = Number(row.n2);
+        candidateCount = Number(row[at.n]);
+        steps = Number(row[at.n2]);
         break;
     }
   }
@@ -181,7 +184,7 @@ export function closureFromRows(plan: ClosurePlan, rows: readonly ClosureRow[]):
   edges.sort((a, b) => a.id - b.id);
   if (plan.mode === "depth") {
     // The statement already kept the nearest `first` matches and the edges among them.
-    const nodes = nodeRows.map((row) => ({ artifactId: row.id as ArtifactId, artifactType: row.type as string, depth: Number(row.n) }));
+    const nodes = nodeRows.map((row) => ({ artifactId: row[at.id] as ArtifactId, artifactType: row[at.type] as string, depth: Number(row[at.n]) }));
     nodes.sort((a, b) => a.depth - b.depth || compareIds(a.artifactId, b.artifactId));
     return { rootId: plan.rootId, direction: plan.direction, nodes, edges, truncated: candidateCount > plan.first || budgetSpent, artifacts };
   }
@@ -192,10 +195,11 @@ export function closureFromRows(plan: ClosurePlan, rows: readonly ClosureRow[]):
   const ids: ArtifactId[] = [plan.rootId];
   const types: string[] = [""];
   for (const row of nodeRows) {
-    if (numbers.has(row.id as string)) continue;
-    numbers.set(row.id as string, ids.length);
-    ids.push(row.id as ArtifactId);
-    types.push(row.type as string);
+    const id = row[at.id] as ArtifactId;
+    if (numbers.has(id)) continue;
+    numbers.set(id, ids.length);
+    ids.push(id);
+    types.push(row[at.type] as string);
   }
   const depth = breadthFirstDepths(ids.length, plan.direction, edges, numbers);
   const wanted = plan.artifactTypes ? new Set(plan.artifactTypes) : null;
@@ -231,18 +235,32 @@ export function closureFromRows(plan: ClosurePlan, rows: readonly ClosureRow[]):
   };
 }
 
-function edgeFromRow(id: number, sourceId: ArtifactId, targetId: ArtifactId, row: ClosureRow): ProvenanceEdgeRecord {
+/** Where each column of the statement's result is (-1 when the statement did not select it). */
+type ColumnIndex = Record<keyof ClosureRow, number>;
+const CLOSURE_COLUMNS: (keyof ClosureRow)[] = [
+  "row", "id", "otherId", "type", "n", "n2", "kind", "groupId", "runId", "stepBoundary", "sourceType", "targetType", "createdAt",
+  "artifactType", "contentHash", "originalName", "metadata", "datasetNamespace", "datasetName", "datasetVersion", "artifactCreatedAt",
+];
+
+function columnsOf(names: readonly string[]): ColumnIndex {
+  return Object.fromEntries(CLOSURE_COLUMNS.map((column) => [column, names.indexOf(column)])) as ColumnIndex;
+}
+
+const valueAt = (row: readonly unknown[], index: number): unknown => (index < 0 ? null : (row[index] ?? null));
+
+function edgeFromRow(id: number, sourceId: ArtifactId, targetId: ArtifactId, row: readonly unknown[], at: ColumnIndex): ProvenanceEdgeRecord {
   return {
     id,
     sourceId,
     targetId,
-    runId: row.runId as RunId,
-    kind: row.kind as ProvenanceEdgeKind,
-    groupId: row.groupId ?? null,
-    stepBoundary: Boolean(row.stepBoundary),
-    sourceType: row.sourceType as string,
-    targetType: row.targetType as string,
-    createdAt: toDate(row.createdAt ?? null),
+    runId: valueAt(row, at.runId) as RunId,
+    kind: valueAt(row, at.kind) as ProvenanceEdgeKind,
+    groupId: (valueAt(row, at.groupId) as string | null) ?? null,
+    // SQLite answers 1/0, PostgreSQL true/false.
+    stepBoundary: Boolean(valueAt(row, at.stepBoundary)),
+    sourceType: valueAt(row, at.sourceType) as string,
+    targetType: valueAt(row, at.targetType) as string,
+    createdAt: toDate(valueAt(row, at.createdAt) as Date | string | null),
   };
 }
 
@@ -299,17 +317,16 @@ function toDate(value: Date | string | null): Date {
   return value instanceof Date ? value : new Date(String(value));
 }
 
-function artifactFromRow(row: ClosureRow): ArtifactRecord {
+function artifactFromRow(row: readonly unknown[], at: ColumnIndex): ArtifactRecord {
+  const namespace = valueAt(row, at.datasetNamespace) as string | null;
+  const name = valueAt(row, at.datasetName) as string | null;
   return {
-    id: row.id as ArtifactId,
-    artifactType: row.artifactType as string,
-    contentHash: row.contentHash as string,
-    originalName: row.originalName as string,
-    metadata: parseJson(row.metadata ?? null),
-    dataset:
-      row.datasetNamespace != null && row.datasetName != null
-        ? { namespace: row.datasetNamespace, name: row.datasetName, version: row.datasetVersion ?? null }
-        : null,
-    createdAt: toDate(row.artifactCreatedAt ?? null),
+    id: row[at.id] as ArtifactId,
+    artifactType: valueAt(row, at.artifactType) as string,
+    contentHash: valueAt(row, at.contentHash) as string,
+    originalName: valueAt(row, at.originalName) as string,
+    metadata: parseJson(valueAt(row, at.metadata) as string | null),
+    dataset: namespace !== null && name !== null ? { namespace, name, version: (valueAt(row, at.datasetVersion) as string | null) ?? null } : null,
+    createdAt: toDate(valueAt(row, at.artifactCreatedAt) as Date | string | null),
   };
 }

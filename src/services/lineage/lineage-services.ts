@@ -12,13 +12,13 @@ export interface LineageServices {
   provJson: ProvJsonExporter;
 }
 
-/** The lineage services over one database. */
+/** The lineage services over one database's read side. */
 export function createLineageServices(database: Database): LineageServices {
   const closures = new ClosureReader(database);
   return {
-    edges: new ProvenanceEdgeReader(database.prisma),
+    edges: new ProvenanceEdgeReader(database.reader),
     closures,
     maps: new ProvenanceMapReader(database),
-    provJson: new ProvJsonExporter(database.prisma, closures),
+    provJson: new ProvJsonExporter(database.reader, closures),
   };
 }

@@ -57,7 +57,7 @@ export class ProvenanceMapReader {
       `FROM keys JOIN "ProvenanceEdge" e ON e.${key} = keys.artifact WHERE 1 = 1`;
     sql += asOfFilter("e");
     sql += ` ORDER BY keys.artifact ${page.inverted ? "DESC" : "ASC"}, e.id`;
-    const rows = await this.database.prisma.$queryRawUnsafe<EdgeRow[]>(sql, ...params);
+    const rows = await this.database.reader.$queryRawUnsafe<EdgeRow[]>(sql, ...params);
 
     const entries: ProvenanceMapEntry[] = [];
     let current: ProvenanceMapEntry | undefined;

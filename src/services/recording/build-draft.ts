@@ -5,10 +5,14 @@ import { CONFIG_INPUT_ROLE, type DraftExecution, type InputArtifact, type Output
 import type { DbTx } from "../../db/client";
 import { NotFoundError } from "../errors";
 import { artifactIdFor, isIdOfKind, type RunId, type SpecId } from "../ids";
-import { type ArtifactRecord, type OperationRecord, toArtifactRecord } from "../records";
+import type { ArtifactRecord, OperationRecord } from "../records";
 import { declarationOf } from "./operation-registry";
 import type { PendingRecords } from "./pending-records";
 import type { RecordExecutionRequest } from "./request-shape";
+import { storedArtifacts } from "./stored-artifacts";
+import { yieldToEventLoop } from "./yield";
+
+const OUTPUTS_PER_TURN = 1_000;
 
 /**
  * What drafts need from the store: the artifacts their requests use (inputs, params references) and
@@ -30,7 +34,7 @@ export async function loadDraftContext(tx: DbTx, requests: readonly RecordExecut
     for (const id of artifactReferencesIn(request.params)) if (isIdOfKind(id, "artifact")) wanted.add(id);
   }
   const unknown = [...wanted].filter((id) => !artifacts.has(id));
-  if (unknown.length > 0) for (const row of await tx.artifact.findMany({ where: { id: { in: unknown } } })) artifacts.set(row.id, toArtifactRecord(row));
+  for (const artifact of await storedArtifacts(tx, unknown)) artifacts.set(artifact.id, artifact);
   const parents = [...new Set(requests.flatMap((r) => (r.parentRunId != null && !executions.has(r.parentRunId) ? [r.parentRunId] : [])))];
   if (parents.length > 0) for (const row of await tx.execution.findMany({ where: { runId: { in: parents } }, select: { runId: true } })) executions.add(row.runId);
   return { artifacts, executions };
@@ -70,10 +74,13 @@ export async function buildDraft(
   const inputs = request.inputs.flatMap(({ role, artifactIds }) => artifactIds.map((id) => inputAt(id, role, next(inputPositions, role))));
   const outputTypes = new Map(operation.outputs.map((role) => [role.role, role.artifactType]));
   const outputPositions = new Map<string, number>();
-  const outputs = request.outputs.flatMap(({ role, artifacts }) =>
-    artifacts.map((artifact): OutputDraft => {
-      const artifactType = outputTypes.get(role) ?? null;
-      return {
+  const outputs: OutputDraft[] = [];
+  for (const { role, artifacts } of request.outputs) {
+    const artifactType = outputTypes.get(role) ?? null;
+    for (const artifact of artifacts) {
+      // Hashing ids is the costly part of a big execution: let other work run every few thousand.
+      if (outputs.length > 0 && outputs.length % OUTPUTS_PER_TURN === 0) await yieldToEventLoop();
+      outputs.push({
         // An undeclared role gets no id of its own; artifact validation refuses it before anything is staged.
         id: artifactType === null ? "" : artifactIdFor(artifactType, artifact.contentHash),
         role,
@@ -83,9 +90,9 @@ export async function buildDraft(
         artifactType,
         metadata: artifact.metadata ?? null,
         dataset: artifact.dataset ?? null,
-      };
-    }),
-  );
+      });
+    }
+  }
   const declaration = declarationOf(operation);
   const draft: DraftExecution = {
     runId,

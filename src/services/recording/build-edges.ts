@@ -1,5 +1,8 @@
 import type { DraftExecution, LineageMapping, ProvenanceEdgeDraft, ReadPort } from "../../../plugins/types";
 import { digest40 } from "../ids";
+import { yieldToEventLoop } from "./yield";
+
+const MAPPINGS_PER_TURN = 1_000;
 
 // Seed "The lineage pipeline", build + enrich: draft names become final artifact ids, each mapping one
 // derivation whose edges share a groupId (a hash of its sorted source ids), and every edge gets the
@@ -13,7 +16,10 @@ export async function buildEdges(draft: DraftExecution, mappings: LineageMapping
   const stepBoundary = draft.parentRunId === null;
 
   const edges: ProvenanceEdgeDraft[] = [];
-  for (const mapping of mappings) {
+  for (let m = 0; m < mappings.length; m++) {
+    // Each derivation hashes its group id: let other work run every few thousand.
+    if (m > 0 && m % MAPPINGS_PER_TURN === 0) await yieldToEventLoop();
+    const mapping = mappings[m];
     const target = outputs.get(mapping.output);
     if (!target || target.artifactType === null) continue;
     const sources: { id: string; type: string }[] = [];

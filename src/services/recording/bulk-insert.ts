@@ -1,42 +1,98 @@
 import { Prisma } from "../../generated/sqlite/client";
 import type { DbTx } from "../../db/client";
+import { directStatementsOf } from "../../db/direct-statements";
+import { yieldToEventLoop } from "./yield";
 
 /**
- * Multi-row INSERTs through the transaction's $executeRaw: the typed createMany costs 5–7× on
- * this hot path (../shared/notes/prisma-write-throughput.md). Portable SQL (quoted identifiers,
- * ON CONFLICT DO NOTHING, or DO UPDATE for an upsert) for SQLite and PostgreSQL; rows are chunked
- * under both databases' bind-variable limits. With `returning`, the named column of the rows actually inserted is
- * returned (with ignoreConflicts: which rows were new).
+ * Multi-row INSERTs for the hot path: the typed createMany costs 5–7× here
+ * (../shared/notes/prisma-write-throughput.md).
+ *
+ * In a transaction the commit path opened, statements go past Prisma's query pipeline, whose cost
+ * grows with every bound value (src/db/direct-statements.ts): on SQLite one prepared one-row
+ * INSERT run per row (cheaper than parsing a multi-row one), on PostgreSQL the rows of a chunk as
+ * ONE JSON parameter unpacked by json_populate_recordset (one round trip). Elsewhere (a transaction
+ * of someone else's) they are bound values of a portable multi-row VALUES list. Either way the rows
+ * go in in the order given (edge ids follow recording order), and big writes are cut into chunks
+ * with a turn of the event loop between them, so a 30,000-output execution never holds the
+ * process for long (reads on the other connection answer meanwhile). With `returning`, the named
+ * column of the rows actually inserted is returned (with ignoreConflicts: which rows were new).
  */
+const ROWS_PER_STATEMENT = 500;
+/**
+ * Rows per turn on SQLite, where each runs synchronously: a read waiting behind a turn may wait
+ * behind several while it is parsed, answered and written out, so the turns stay a few ms long.
+ */
+const ROWS_PER_TURN = 200;
+/** Bound values per statement on the VALUES path, under both databases' limits. */
 const MAX_BIND_VARIABLES = 30_000;
 
-export async function insertRows(
-  tx: DbTx,
-  table: string,
-  columns: readonly string[],
-  rows: readonly unknown[][],
-  options: { ignoreConflicts?: boolean; returning?: string; update?: { conflict: readonly string[]; columns: readonly string[] } } = {},
-): Promise<string[]> {
+export interface InsertOptions {
+  ignoreConflicts?: boolean;
+  returning?: string;
+  /** An upsert: a row whose key (`conflict`) exists gets these columns from the new row. */
+  update?: { conflict: readonly string[]; columns: readonly string[] };
+}
+
+export async function insertRows(tx: DbTx, table: string, columns: readonly string[], rows: readonly unknown[][], options: InsertOptions = {}): Promise<string[]> {
   if (rows.length === 0) return [];
-  const perStatement = Math.max(1, Math.floor(MAX_BIND_VARIABLES / columns.length));
-  const head = Prisma.raw(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES `);
-  // `update`: an upsert — a row whose key (`conflict`) exists gets these columns from the new row.
+  const direct = directStatementsOf(tx);
+  const perStatement = direct?.provider === "postgres" ? ROWS_PER_STATEMENT : Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(MAX_BIND_VARIABLES / columns.length)));
+  const returned: string[] = [];
+  if (direct?.runEach) {
+    const sql = `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})${conflictAndReturning(options)}`;
+    for (let start = 0; start < rows.length; start += ROWS_PER_TURN) {
+      if (start > 0) await yieldToEventLoop();
+      for (const values of direct.runEach(sql, rows.slice(start, start + ROWS_PER_TURN))) if (values.length > 0) returned.push(String(values[0]));
+    }
+    return returned;
+  }
+  const json = direct?.provider === "postgres" ? direct : undefined;
+  const sql = json ? jsonInsertSql(table, columns, options) : "";
+  for (let start = 0; start < rows.length; start += perStatement) {
+    if (start > 0) await yieldToEventLoop();
+    const chunk = rows.slice(start, start + perStatement);
+    if (json) {
+      const payload = jsonPayload(columns, chunk);
+      if (!options.returning) await json.execute(sql, [payload]);
+      else for (const row of (await json.query(sql, [payload])).rows) returned.push(String(row[0]));
+      continue;
+    }
+    const statement = valuesInsert(table, columns, chunk, options);
+    if (!options.returning) await tx.$executeRaw(statement);
+    else for (const row of await tx.$queryRaw<Record<string, unknown>[]>(statement)) returned.push(String(row[options.returning]));
+  }
+  return returned;
+}
+
+const quoted = (name: string) => `"${name}"`;
+
+function conflictAndReturning(options: InsertOptions): string {
   const onConflict = options.update
-    ? ` ON CONFLICT (${options.update.conflict.map((c) => `"${c}"`).join(", ")}) DO UPDATE SET ${options.update.columns.map((c) => `"${c}" = excluded."${c}"`).join(", ")}`
+    ? ` ON CONFLICT (${options.update.conflict.map(quoted).join(", ")}) DO UPDATE SET ${options.update.columns.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(", ")}`
     : options.ignoreConflicts
       ? " ON CONFLICT DO NOTHING"
       : "";
-  const tail = Prisma.raw(onConflict + (options.returning ? ` RETURNING "${options.returning}"` : ""));
-  const returned: string[] = [];
-  for (let start = 0; start < rows.length; start += perStatement) {
-    const chunk = rows.slice(start, start + perStatement);
-    const statement = Prisma.sql`${head}${Prisma.join(chunk.map((row) => Prisma.sql`(${Prisma.join(row)})`))}${tail}`;
-    if (!options.returning) {
-      await tx.$executeRaw(statement);
-      continue;
-    }
-    const key = options.returning;
-    for (const row of await tx.$queryRaw<Record<string, unknown>[]>(statement)) returned.push(String(row[key]));
-  }
-  return returned;
+  return onConflict + (options.returning ? ` RETURNING ${quoted(options.returning)}` : "");
+}
+
+/** PostgreSQL: each array element is an object keyed by column, typed by the table's own row type, inserted in array order. */
+function jsonInsertSql(table: string, columns: readonly string[], options: InsertOptions): string {
+  return `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) SELECT ${columns.map((c) => `r.${quoted(c)}`).join(", ")} FROM json_populate_recordset(NULL::${quoted(table)}, $1::json) AS r${conflictAndReturning(options)}`;
+}
+
+/** Dates as ISO text (UTC), which PostgreSQL reads into timestamp(3) as Prisma writes them. */
+function jsonPayload(columns: readonly string[], rows: readonly unknown[][]): string {
+  const cell = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+  return JSON.stringify(
+    rows.map((row) => {
+      const object: Record<string, unknown> = {};
+      columns.forEach((column, i) => (object[column] = cell(row[i])));
+      return object;
+    }),
+  );
+}
+
+function valuesInsert(table: string, columns: readonly string[], rows: readonly unknown[][], options: InsertOptions) {
+  const head = Prisma.raw(`INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES `);
+  return Prisma.sql`${head}${Prisma.join(rows.map((row) => Prisma.sql`(${Prisma.join(row)})`))}${Prisma.raw(conflictAndReturning(options))}`;
 }

@@ -45,7 +45,10 @@ export interface EventJournal {
   append(tx: DbTx, events: readonly RecordingEvent[]): Promise<readonly JournalReceipt[]>;
 }
 
-/** `receipts[i]` is the journal's answer for `events[i]` (empty when the path has no journal). */
+/**
+ * Hears what one transaction committed: every event of the units it held, in the order they ran;
+ * `receipts[i]` is the journal's answer for `events[i]` (empty when the path has no journal).
+ */
 export type CommitListener = (events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]) => void;
 
 /**
@@ -60,21 +63,48 @@ export interface CommitPath {
 }
 
 /** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
-const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
+export const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
 
-/** The simplest commit path: one database transaction per unit. */
-export class TransactionPerUnit implements CommitPath {
+export const warnOnListenerError = (error: unknown) => process.emitWarning(`commit listener failed: ${String(error)}`);
+
+/** Listeners of a commit path; a listener that throws is reported and does not stop the others. */
+export class CommitListeners {
   private readonly listeners = new Set<CommitListener>();
 
-  /**
-   * `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed.
-   * `journal`: where each transaction's events are appended before it commits (none: events are only heard).
-   */
+  constructor(private readonly reportListenerError: (error: unknown) => void) {}
+
+  add(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  announce(events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]): void {
+    if (events.length === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(events, receipts);
+      } catch (error) {
+        this.reportListenerError(error);
+      }
+    }
+  }
+}
+
+/**
+ * The simplest commit path: one database transaction per unit (the commit path of record is
+ * GroupCommit; this one stays for tools and tests that want no coalescing).
+ */
+export class TransactionPerUnit implements CommitPath {
+  private readonly listeners: CommitListeners;
+
+  /** `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed. */
   constructor(
     private readonly db: Db,
-    private readonly reportListenerError: (error: unknown) => void = (error) => process.emitWarning(`commit listener failed: ${String(error)}`),
+    reportListenerError: (error: unknown) => void = warnOnListenerError,
     private readonly journal?: EventJournal,
-  ) {}
+  ) {
+    this.listeners = new CommitListeners(reportListenerError);
+  }
 
   async run<T>(unit: RecordingUnit<T>): Promise<T> {
     const events: RecordingEvent[] = [];
@@ -85,24 +115,15 @@ export class TransactionPerUnit implements CommitPath {
     };
     let receipts: readonly JournalReceipt[] = [];
     const result = await this.db.$transaction(async (tx) => {
-      const answer = await unit(tx, scope);
+      const value = await unit(tx, scope);
       if (this.journal && events.length > 0) receipts = await this.journal.append(tx, events);
-      return answer;
+      return value;
     }, TRANSACTION_OPTIONS);
-    if (events.length > 0) {
-      for (const listener of this.listeners) {
-        try {
-          listener(events, receipts);
-        } catch (error) {
-          this.reportListenerError(error);
-        }
-      }
-    }
+    this.listeners.announce(events, receipts);
     return result;
   }
 
   onCommitted(listener: CommitListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 }

@@ -12,6 +12,7 @@ export {
   TransactionPerUnit,
   type UnitScope,
 } from "./commit-path";
+export { GroupCommit, type GroupCommitOptions } from "./group-commit";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
 export { type OperationDeclarationInput, type OperationPlan, OperationRegistry, type PlannedOperation } from "./operation-registry";
 export { type PreparedExecution, type PrepareItem, prepareExecution, prepareExecutions, type StageableExecution } from "./prepared-execution";
@@ -22,4 +23,5 @@ export { checkRequestShape, type RecordExecutionRequest } from "./request-shape"
 export { specIdOf } from "./spec-id";
 export { type StageOptions, stageAppend, stageAppends, type StagedAppend, type StagedArtifact, stageExecution, stageExecutions, stageSourceArtifacts } from "./stage";
 export { insertRows } from "./bulk-insert";
+export { yieldToEventLoop } from "./yield";
 export { groupIdFor } from "./build-edges";

@@ -1,5 +1,9 @@
 import type { DraftExecution, LineageMapping, ProvgraphPlugin, ProvenanceEdgeDraft, ReadPort } from "../../../plugins/types";
 import { buildEdges } from "./build-edges";
+import { yieldToEventLoop } from "./yield";
+
+/** Artifacts in a draft above which the pipeline lets other work run between its plugins. */
+const LARGE_DRAFT = 2_000;
 
 export interface InferredLineage {
   mappings: LineageMapping[];
@@ -16,15 +20,19 @@ export interface InferredLineage {
 export async function inferAndValidateLineage(plugins: readonly ProvgraphPlugin[], draft: DraftExecution, port: ReadPort): Promise<InferredLineage> {
   const mappings: LineageMapping[] = [];
   const mapped = new Set<string>();
+  // A plugin runs in one go: on a big execution, let other work run between plugins.
+  const between = draft.outputs.length + draft.inputs.length > LARGE_DRAFT ? yieldToEventLoop : async () => undefined;
   for (const plugin of plugins) {
     if (plugin.stage !== "capture") continue;
+    await between();
     for (const mapping of await plugin.capture(draft, { alreadyMapped: mapped, port })) {
       mappings.push(mapping);
       if (mapping.kind !== "CONFIG_REFERENCE") mapped.add(mapping.output);
     }
   }
+  await between();
   const edges = await buildEdges(draft, mappings, port);
-  for (const plugin of plugins) if (plugin.stage === "validate") await plugin.validate(draft, { mappings, edges, port });
-  for (const plugin of plugins) if (plugin.stage === "propagate") await plugin.propagate(draft, { edges, port });
+  for (const plugin of plugins) if (plugin.stage === "validate") await between(), await plugin.validate(draft, { mappings, edges, port });
+  for (const plugin of plugins) if (plugin.stage === "propagate") await between(), await plugin.propagate(draft, { edges, port });
   return { mappings, edges };
 }

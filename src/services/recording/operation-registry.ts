@@ -1,6 +1,7 @@
 import { OperationDeclarationError } from "../../../plugins/errors";
 import { CONFIG_INPUT_ROLE, type OperationDeclaration, type RoleDeclaration } from "../../../plugins/types";
 import type { Db, DbTx } from "../../db/client";
+import type { CommitPath } from "./commit-path";
 import { canonicalJson } from "../canonical-json";
 import { operationIdFor } from "../ids";
 import { type OperationRecord, toOperationRecord } from "../records";
@@ -22,11 +23,16 @@ export interface OperationDeclarationInput {
  * Registers operations, validated as the seed's "class definition time" checks, and serves them
  * back as declarations. A name+version is immutable: the same declaration again is a no-op, a
  * different one an error. Registered operations never change, so they are cached in memory.
+ * `db` reads (it must see every commit: the primary); with `commits`, a registration is written as a
+ * unit on the commit path like every other write, else straight through `db`.
  */
 export class OperationRegistry {
   private readonly cache = new Map<string, OperationRecord>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly commits?: CommitPath,
+  ) {}
 
   async register(input: OperationDeclarationInput): Promise<OperationRecord> {
     const declaration = normaliseDeclaration(input);
@@ -36,10 +42,10 @@ export class OperationRegistry {
     if (existing) return sameDeclarationOrRefuse(existing, declaration, canonical);
     const roles = roleRowsOf(declaration);
     try {
-      const row = await this.db.operation.create({
-        data: { id, name: declaration.name, version: declaration.version, kind: declaration.kind, groupBy: declaration.groupBy, declaration: canonical, roles: { create: roles } },
-        include: { roles: true },
-      });
+      const data = { id, name: declaration.name, version: declaration.version, kind: declaration.kind, groupBy: declaration.groupBy, declaration: canonical, roles: { create: roles } };
+      const row = this.commits
+        ? await this.commits.run((tx) => tx.operation.create({ data, include: { roles: true } }))
+        : await this.db.operation.create({ data, include: { roles: true } });
       return toOperationRecord(row);
     } catch (error) {
       // Two registrations raced: the loser reads the winner's row and compares as above.

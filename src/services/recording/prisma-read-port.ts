@@ -2,6 +2,7 @@ import type { ReadPort } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { Prisma } from "../../generated/sqlite/client";
 import type { PendingRecords } from "./pending-records";
+import { storedArtifacts } from "./stored-artifacts";
 
 /** Ids per ancestry statement, well under both databases' bind-variable limits. */
 const IDS_PER_STATEMENT = 10_000;
@@ -15,7 +16,7 @@ export function prismaReadPort(tx: DbTx, pending?: PendingRecords): ReadPort {
     artifactsByIds: async (ids) => {
       const fromPending = pending ? ids.flatMap((id) => (pending.artifacts.has(id) ? [pending.artifacts.get(id)!] : [])) : [];
       const rest = ids.filter((id) => !pending?.artifacts.has(id));
-      const stored = rest.length === 0 ? [] : await tx.artifact.findMany({ where: { id: { in: [...rest] } }, select: { id: true, artifactType: true, originalName: true } });
+      const stored = (await storedArtifacts(tx, rest)).map((a) => ({ id: a.id as string, artifactType: a.artifactType, originalName: a.originalName }));
       return [...fromPending.map((a) => ({ id: a.id as string, artifactType: a.artifactType, originalName: a.originalName })), ...stored];
     },
     ancestorsOf: async (ids) => {

@@ -1,16 +1,21 @@
 import type { ProvgraphPlugin } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { InvalidArgumentError, NotFoundError } from "../errors";
-import { newRunId, type RunId } from "../ids";
-import type { CommitPath } from "./commit-path";
+import { newRunId, type RunId, type SpecId } from "../ids";
+import type { OperationRecord } from "../records";
+import type { CommitPath, RecordingUnit } from "./commit-path";
 import type { OperationRegistry } from "./operation-registry";
 import { prepareExecution } from "./prepared-execution";
 import { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
-import { checkRequestShape, type RecordExecutionRequest } from "./request-shape";
+import { checkRequestShapeInTurns, type RecordExecutionRequest } from "./request-shape";
 import { specIdOf } from "./spec-id";
 import { stageExecution } from "./stage";
+import { yieldToEventLoop } from "./yield";
 
 export type { RecordExecutionRequest } from "./request-shape";
+
+/** Outputs above which the answer is built in a turn of the event loop of its own. */
+const ANSWER_IN_ITS_OWN_TURN = 2_000;
 export type { RecordedExecution } from "./recorded-execution";
 
 export interface RecordOptions {
@@ -34,17 +39,44 @@ export class ExecutionRecorder {
   ) {}
 
   async record(reported: RecordExecutionRequest, options: RecordOptions = {}): Promise<RecordedExecution> {
-    const request = checkRequestShape(reported);
+    return this.commits.run(this.unitOf(await this.plan(reported), options));
+  }
+
+  /**
+   * A batch (recordExecutions, OpenLineage batches): every execution its own unit, all handed to the
+   * commit path at once and in order, so they share transactions (group commit) and each sees the
+   * ones before it. One outcome per request, in order: what was recorded, or why it was not.
+   */
+  async recordMany(reported: readonly RecordExecutionRequest[], options: RecordOptions = {}): Promise<PromiseSettledResult<RecordedExecution>[]> {
+    const plans = await Promise.allSettled(reported.map((request) => this.plan(request)));
+    return Promise.allSettled(plans.map((plan) => (plan.status === "fulfilled" ? this.commits.run(this.unitOf(plan.value, options)) : Promise.reject(plan.reason))));
+  }
+
+  /** What can be decided before the unit: the request's shape, its operation, its ids. */
+  private async plan(reported: RecordExecutionRequest): Promise<Plan> {
+    const request = await checkRequestShapeInTurns(reported);
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
     if (operation.kind === "COMPOSITE") throw new InvalidArgumentError("operation", `${operation.name}@${operation.version} is a composite: record its runs with recordCompositeExecution`);
-    const ids = { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() };
-    return this.commits.run(async (tx, scope) => {
+    return { request, operation, ids: { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() } };
+  }
+
+  private unitOf({ request, operation, ids }: Plan, options: RecordOptions): RecordingUnit<RecordedExecution> {
+    return async (tx, scope) => {
       const prepared = await prepareExecution(tx, this.plugins, operation, request, ids);
-      const recorded = recordedExecutionOf(prepared, await stageExecution(tx, prepared));
+      const created = await stageExecution(tx, prepared);
+      // Building a big execution's answer takes a while of its own.
+      if (prepared.draft.outputs.length > ANSWER_IN_ITS_OWN_TURN) await yieldToEventLoop();
+      const recorded = recordedExecutionOf(prepared, created);
       if (options.beforeCommit) await options.beforeCommit(tx, ids.runId);
       scope.emit({ type: "EXECUTION_RECORDED", execution: recorded.execution, edges: recorded.edges });
       return recorded;
-    });
+    };
   }
+}
+
+interface Plan {
+  request: RecordExecutionRequest;
+  operation: OperationRecord;
+  ids: { runId: RunId; specId: SpecId; recordedAt: Date };
 }

@@ -15,16 +15,23 @@ export interface RecordedExecution {
   unpaired: ExecutionLinkRecord[];
 }
 
+const byRoleAndPosition = (a: ExecutionLinkRecord, b: ExecutionLinkRecord) => (a.role < b.role ? -1 : a.role > b.role ? 1 : a.position - b.position);
+
+/** Links as the read side orders them, by role then position (sorted only when they are not already: they usually are). */
+function inRoleOrder(links: ExecutionLinkRecord[]): ExecutionLinkRecord[] {
+  for (let i = 1; i < links.length; i++) if (byRoleAndPosition(links[i - 1], links[i]) > 0) return links.sort(byRoleAndPosition);
+  return links;
+}
+
 /** `created`: the ids of the artifacts staging inserted (outputs whose content was new). */
 export function recordedExecutionOf(prepared: StageableExecution, created: readonly string[]): RecordedExecution {
   const { draft, request, operation, recordedAt } = prepared;
   const runId = draft.runId as RunId;
   const createdIds = new Set(created);
   const link = (a: { id: string; role: string; index: number }): ExecutionLinkRecord => ({ runId, artifactId: a.id as ArtifactId, role: a.role, position: a.index });
-  const byRoleAndPosition = (a: ExecutionLinkRecord, b: ExecutionLinkRecord) => (a.role < b.role ? -1 : a.role > b.role ? 1 : a.position - b.position);
   return {
-    unpaired: (draft.pairing?.unpaired ?? []).map(link).sort(byRoleAndPosition),
-    links: { consumed: [...draft.inputs, ...draft.configInputs].map(link).sort(byRoleAndPosition), produced: draft.outputs.map(link).sort(byRoleAndPosition) },
+    unpaired: inRoleOrder((draft.pairing?.unpaired ?? []).map(link)),
+    links: { consumed: inRoleOrder([...draft.inputs, ...draft.configInputs].map(link)), produced: inRoleOrder(draft.outputs.map(link)) },
     artifacts: [
       ...prepared.inputs,
       ...draft.outputs

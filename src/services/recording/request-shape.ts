@@ -3,6 +3,7 @@ import { InvalidArgumentError, InvalidIdError } from "../errors";
 import { isIdOfKind } from "../ids";
 import { type DatasetRef, EXECUTION_STATUSES, type ExecutionStatus } from "../records";
 import { unsafeTextReason } from "../safe-text";
+import { yieldToEventLoop } from "./yield";
 
 /** One execution as a pipeline reports it. */
 export interface RecordExecutionRequest {
@@ -23,41 +24,66 @@ export interface RecordExecutionRequest {
   pins?: { inputVersions?: unknown; codeVersion?: string | null; imageDigest?: string | null; deterministic?: boolean | null } | null;
 }
 
+/** Artifacts checked between two turns of the event loop when a request is checked in turns. */
+const ARTIFACTS_PER_TURN = 1_000;
+
 /**
  * What can be checked without the database: ids well formed, names, roles and hashes safe text,
  * content hashes in a supported format, pipeline and step together. Returns the request with its
  * content hashes in canonical spelling (one content, one artifact id).
  */
 export function checkRequestShape(request: RecordExecutionRequest): RecordExecutionRequest {
-  const text = (field: string, value: string | null | undefined, options: { nonEmpty?: boolean } = {}) => {
+  const checks = shapeChecks(request);
+  for (let step = checks.next(); ; step = checks.next()) if (step.done) return step.value;
+}
+
+/** The same, letting other work run every few thousand artifacts (a 30,000-output execution takes tens of ms to check). */
+export async function checkRequestShapeInTurns(request: RecordExecutionRequest): Promise<RecordExecutionRequest> {
+  const checks = shapeChecks(request);
+  for (let step = checks.next(); ; step = checks.next()) {
+    if (step.done) return step.value;
+    await yieldToEventLoop();
+  }
+}
+
+/** The checks, pausing (yield) every ARTIFACTS_PER_TURN artifacts; field paths are only spelled out for an error. */
+function* shapeChecks(request: RecordExecutionRequest): Generator<void, RecordExecutionRequest> {
+  const text = (field: string | (() => string), value: string | null | undefined, options: { nonEmpty?: boolean } = {}) => {
     if (value == null) return;
-    if (options.nonEmpty && !value.trim()) throw new InvalidArgumentError(field, "must not be empty");
+    const name = () => (typeof field === "string" ? field : field());
+    if (options.nonEmpty && !value.trim()) throw new InvalidArgumentError(name(), "must not be empty");
     const reason = unsafeTextReason(value);
-    if (reason) throw new InvalidArgumentError(field, reason);
+    if (reason) throw new InvalidArgumentError(name(), reason);
   };
+  let sinceTurn = 0;
   text("operation", request.operation);
   text("operationVersion", request.operationVersion);
-  request.inputs.forEach(({ role, artifactIds }, i) => {
-    text(`inputs[${i}].role`, role);
-    artifactIds.forEach((id, j) => {
-      if (!isIdOfKind(id, "artifact")) throw new InvalidIdError(`inputs[${i}].artifactIds[${j}]`, id, "artifact (art_…)");
-    });
-  });
-  const outputs = request.outputs.map(({ role, artifacts }, i) => {
-    text(`outputs[${i}].role`, role);
-    return {
-      role,
-      artifacts: artifacts.map((artifact, j) => {
-        text(`outputs[${i}].artifacts[${j}].originalName`, artifact.originalName, { nonEmpty: true });
-        if (artifact.dataset) {
-          text(`outputs[${i}].artifacts[${j}].dataset.namespace`, artifact.dataset.namespace);
-          text(`outputs[${i}].artifacts[${j}].dataset.name`, artifact.dataset.name);
-          text(`outputs[${i}].artifacts[${j}].dataset.version`, artifact.dataset.version);
-        }
-        return { ...artifact, contentHash: canonicalContentHash(`outputs[${i}].artifacts[${j}].contentHash`, artifact.contentHash) };
-      }),
-    };
-  });
+  for (let i = 0; i < request.inputs.length; i++) {
+    const { role, artifactIds } = request.inputs[i];
+    text(() => `inputs[${i}].role`, role);
+    for (let j = 0; j < artifactIds.length; j++) {
+      if (!isIdOfKind(artifactIds[j], "artifact")) throw new InvalidIdError(`inputs[${i}].artifactIds[${j}]`, artifactIds[j], "artifact (art_…)");
+      if (++sinceTurn === ARTIFACTS_PER_TURN) (sinceTurn = 0), yield;
+    }
+  }
+  const outputs: RecordExecutionRequest["outputs"] = [];
+  for (let i = 0; i < request.outputs.length; i++) {
+    const { role, artifacts } = request.outputs[i];
+    text(() => `outputs[${i}].role`, role);
+    const checked: RecordExecutionRequest["outputs"][number]["artifacts"] = [];
+    for (let j = 0; j < artifacts.length; j++) {
+      const artifact = artifacts[j];
+      text(() => `outputs[${i}].artifacts[${j}].originalName`, artifact.originalName, { nonEmpty: true });
+      if (artifact.dataset) {
+        text(() => `outputs[${i}].artifacts[${j}].dataset.namespace`, artifact.dataset.namespace);
+        text(() => `outputs[${i}].artifacts[${j}].dataset.name`, artifact.dataset.name);
+        text(() => `outputs[${i}].artifacts[${j}].dataset.version`, artifact.dataset.version);
+      }
+      checked.push({ ...artifact, contentHash: canonicalContentHash(() => `outputs[${i}].artifacts[${j}].contentHash`, artifact.contentHash) });
+      if (++sinceTurn === ARTIFACTS_PER_TURN) (sinceTurn = 0), yield;
+    }
+    outputs.push({ role, artifacts: checked });
+  }
   request.lineage?.forEach((entry, i) => {
     text(`lineage[${i}].output`, entry.output);
     entry.sources.forEach((source, j) => text(`lineage[${i}].sources[${j}]`, source));

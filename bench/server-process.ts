@@ -1,0 +1,91 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import readline from "node:readline";
+
+/**
+ * provgraph as it runs in production (`npm start`: the compiled server, dist/src/main.js, plain
+ * node), in a process of its own: its CPU time and memory are its own, read from /proc (Linux).
+ */
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  /** CPU ms (user + system) the server process has used so far. */
+  cpuMs(): Promise<number>;
+  /** Resident memory now and at its peak (VmRSS, VmHWM), MB. */
+  memory(): Promise<{ rssMb: number; peakRssMb: number }>;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.join(__dirname, "..");
+const MAIN = path.join(ROOT, "dist", "src", "main.js");
+const CLOCK_TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** Compiles the server (tsc -p tsconfig.build.json) when a source file is newer than the last build. */
+export function ensureServerBuilt(log: (line: string) => void): void {
+  const stamp = path.join(ROOT, "dist", ".bench-build");
+  const built = fs.existsSync(stamp) && fs.existsSync(MAIN) ? fs.statSync(stamp).mtimeMs : 0;
+  const newest = (dir: string): number =>
+    fs.readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
+      const full = path.join(dir, entry.name);
+      return Math.max(latest, entry.isDirectory() ? newest(full) : entry.name.endsWith(".ts") ? fs.statSync(full).mtimeMs : 0);
+    }, 0);
+  if (built > Math.max(newest(path.join(ROOT, "src")), newest(path.join(ROOT, "plugins")))) return;
+  log("bench: compiling the server (npm run build) …");
+  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", path.join(ROOT, "tsconfig.build.json")], { cwd: ROOT, stdio: "inherit" });
+  fs.writeFileSync(stamp, new Date().toISOString());
+}
+
+export async function startServerProcess(env: { DATABASE_URL: string; DATABASE_READ_URL?: string; SQLITE_SYNCHRONOUS?: string }): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    // As `npm start` sets them (package.json).
+    env: { ...process.env, NODE_ENV: "production", MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`bench server exited (${code})`))));
+  exited.catch(() => undefined);
+  const lines = readline.createInterface({ input: child.stdout! });
+  const url = await Promise.race([
+    new Promise<string>((resolve) =>
+      lines.on("line", (line) => {
+        try {
+          const entry = JSON.parse(line) as { url?: string; msg?: string; level?: number };
+          if (entry.url && entry.msg?.startsWith("provgraph listening")) resolve(entry.url);
+          // The server's own faults (error level and above) are shown: a benchmark must not hide them.
+          if ((entry.level ?? 0) >= 50) console.error(`bench server: ${line}`);
+        } catch {
+          // not a log line
+        }
+      }),
+    ),
+    exited,
+  ]);
+  const proc = (file: string) => fs.readFileSync(`/proc/${child.pid}/${file}`, "utf8");
+  return {
+    url,
+    pid: child.pid!,
+    cpuMs: async () => {
+      // /proc/<pid>/stat: fields 14 and 15 (utime, stime) after the parenthesised command name.
+      const fields = proc("stat").slice(proc("stat").lastIndexOf(")") + 2).split(" ");
+      return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
+    },
+    memory: async () => {
+      const status = proc("status");
+      const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+      return { rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 };
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      await gone;
+    },
+  };
+}
