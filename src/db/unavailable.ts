@@ -8,13 +8,37 @@
  * meta.driverAdapterError, GraphQL's originalError) is looked at.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  return anyLayer(error, says);
+}
+
+/**
+ * Whether an error means the transaction lost a race it can win by running again: a deadlock
+ * (40P01) or a serialization failure (40001) on PostgreSQL, a busy database on SQLite (another
+ * connection holds the write lock, or the snapshot went stale: BUSY_SNAPSHOT). The commit path
+ * retries the whole transaction on these (src/services/recording/group-commit.ts).
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  return anyLayer(error, conflicts);
+}
+
+const CONFLICT_STATES = new Set(["40P01", "40001"]);
+
+function conflicts(layer: Layer): boolean {
+  if (layer.kind === "TransactionWriteConflict") return true;
+  // SQLITE_BUSY: better-sqlite3's code (direct statements), or the adapter's originalCode (it says SocketTimeout).
+  for (const code of [layer.code, layer.originalCode]) if (typeof code === "string" && (CONFLICT_STATES.has(code) || code.startsWith("SQLITE_BUSY"))) return true;
+  if (layer.kind === "sqlite" && typeof layer.extendedCode === "number" && (layer.extendedCode & 0xff) === 5) return true;
+  return typeof layer.message === "string" && /deadlock detected|could not serialize access/.test(layer.message);
+}
+
+function anyLayer(error: unknown, test: (layer: Layer) => boolean): boolean {
   const seen = new Set<unknown>();
   const pending: unknown[] = [error];
   while (pending.length > 0) {
     const layer = pending.pop();
     if (layer === null || typeof layer !== "object" || seen.has(layer)) continue;
     seen.add(layer);
-    if (says(layer as Layer)) return true;
+    if (test(layer as Layer)) return true;
     const { cause, meta, originalError, errors } = layer as Layer;
     pending.push(cause, meta?.driverAdapterError, originalError, ...(Array.isArray(errors) ? errors : []));
   }

@@ -87,6 +87,20 @@ export class DatabaseOutageError extends DomainError {
   }
 }
 
+/**
+ * A write kept meeting deadlocks or serialization failures (or, on SQLite, a busy database) and the
+ * commit path ran out of attempts (it runs the whole transaction again a few times first):
+ * retryable, HTTP 503 with Retry-After. Nothing of it was committed.
+ */
+export class TransactionConflictError extends DomainError {
+  readonly code = "TRANSACTION_CONFLICT";
+  readonly http = { status: 503, headers: { "Retry-After": "1" } };
+  constructor(attempts: number, cause: unknown) {
+    super(`the write met concurrent writes ${attempts} times in a row and was not recorded; retry in 1 s`, { attempts, retryable: true, retryAfterSeconds: 1 });
+    this.cause = cause;
+  }
+}
+
 /** The typed outage an error stands for (undefined when it is something else). */
 export function databaseOutageOf(error: unknown): DatabaseOutageError | undefined {
   if (error instanceof DatabaseOutageError) return error;

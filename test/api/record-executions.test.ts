@@ -80,7 +80,7 @@ describe("recordExecutions: a batch, one result per input", () => {
     const res = await t.gql(RECORD_EXECUTIONS, { inputs: Array.from({ length: 20 }, (_, i) => transformOf([samples["a.csv"]], [`a_batch_${i}.csv`])) });
     expect(res.errors).toBeUndefined();
     expect(res.data!.recordExecutions.filter((r: { __typename: string }) => r.__typename === "RecordExecutionPayload")).toHaveLength(20);
-    expect(commits.stats()).toEqual({ transactions: before.transactions + 1, units: before.units + 20 });
+    expect(commits.stats()).toEqual({ transactions: before.transactions + 1, units: before.units + 20, retries: 0 });
   });
 
   test("an empty batch records nothing; more than 500 inputs is INVALID_ARGUMENT and writes nothing", async () => {

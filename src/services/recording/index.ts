@@ -12,7 +12,7 @@ export {
   TransactionPerUnit,
   type UnitScope,
 } from "./commit-path";
-export { GroupCommit, type GroupCommitOptions } from "./group-commit";
+export { GroupCommit, type GroupCommitOptions, MAX_TRANSACTION_ATTEMPTS } from "./group-commit";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
 export { type OperationDeclarationInput, type OperationPlan, OperationRegistry, type PlannedOperation } from "./operation-registry";
 export { type PreparedExecution, type PrepareItem, prepareExecution, prepareExecutions, type StageableExecution } from "./prepared-execution";
