@@ -106,3 +106,14 @@ export function databaseOutageOf(error: unknown): DatabaseOutageError | undefine
   if (error instanceof DatabaseOutageError) return error;
   return error instanceof ProvenanceError || !isDatabaseUnavailable(error) ? undefined : new DatabaseOutageError();
 }
+
+/** An idempotency key already recorded another request: a retry must send the same input with its key. */
+export class IdempotencyKeyReusedError extends DomainError {
+  readonly code = "IDEMPOTENCY_KEY_REUSED";
+  constructor(key: string, runId: string) {
+    super(`idempotencyKey ${quoted(key)} was first used for a different request (recorded as ${runId}); a retry must send the same input, a new recording a new key`, {
+      field: "idempotencyKey",
+      runId,
+    });
+  }
+}

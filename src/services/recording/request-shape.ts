@@ -22,6 +22,8 @@ export interface RecordExecutionRequest {
   startedAt?: Date | null;
   endedAt?: Date | null;
   pins?: { inputVersions?: unknown; codeVersion?: string | null; imageDigest?: string | null; deterministic?: boolean | null } | null;
+  /** A retry with the same key and input is answered with the first recording (src/services/recording/idempotency.ts). */
+  idempotencyKey?: string | null;
 }
 
 /** Artifacts checked between two turns of the event loop when a request is checked in turns. */
