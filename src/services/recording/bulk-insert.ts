@@ -23,7 +23,8 @@ import { yieldToEventLoop } from "./yield";
  * another order deadlocked on "Artifact"). The conflict key leads the columns in every such call
  * (Artifact.id; ExecutionArtifact's runId, artifactId, direction, role; DatasetColumn's artifactId,
  * field; …), so sorting by the whole row is sorting by the key. Rows without conflicts keep the
- * order given (edge ids and feed sequences follow recording order).
+ * order given (edge ids and feed sequences follow recording order), and so do rows inserted
+ * `inGivenOrder` (OpenLineage events: their ids are their arrival order).
  */
 const ROWS_PER_STATEMENT = 500;
 /**
@@ -37,13 +38,18 @@ const MAX_BIND_VARIABLES = 30_000;
 export interface InsertOptions {
   ignoreConflicts?: boolean;
   returning?: string;
+  /**
+   * Keep the rows in the order given even though they may conflict (their autoincrement ids must follow
+   * arrival order, as OpenLineage events' do); such a table takes its deadlock risk to the commit path's retries.
+   */
+  inGivenOrder?: boolean;
   /** An upsert: a row whose key (`conflict`) exists gets these columns from the new row. */
   update?: { conflict: readonly string[]; columns: readonly string[] };
 }
 
 export async function insertRows(tx: DbTx, table: string, columns: readonly string[], given: readonly unknown[][], options: InsertOptions = {}): Promise<string[]> {
   if (given.length === 0) return [];
-  const rows = options.ignoreConflicts || options.update ? inKeyOrder(given) : given;
+  const rows = (options.ignoreConflicts || options.update) && !options.inGivenOrder ? inKeyOrder(given) : given;
   const direct = directStatementsOf(tx);
   const perStatement = direct?.provider === "postgres" ? ROWS_PER_STATEMENT : Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(MAX_BIND_VARIABLES / columns.length)));
   const returned: string[] = [];
