@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import http from "node:http";
 import { admitHeavyBodies, HeavyWorkQueue, OverloadedError } from "../../src/http/admission";
 import { createLogger } from "../../src/logger";
@@ -211,8 +212,10 @@ describe("admission control of heavy work (a server process, HEAVY_CONCURRENCY=2
       const of = probes.filter((p) => p.path === path).map((p) => p.ms).sort((a, b) => a - b);
       return Math.round(of[Math.floor(of.length / 2)]);
     };
+    // The server's peak resident memory so far (Linux): what the burst cost it.
+    const peak = fs.existsSync(`/proc/${server.child.pid}/status`) ? /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.child.pid}/status`, "utf8"))?.[1] : undefined;
     process.stdout.write(
-      `admission, 200 at once: ${JSON.stringify(Object.fromEntries(outcomes))}; ${probes.length} probes, median /healthz ${median("/healthz")} ms, /readyz ${median("/readyz")} ms, max ${Math.round(sorted[sorted.length - 1])} ms\n`,
+      `admission, 200 at once: ${JSON.stringify(Object.fromEntries(outcomes))}; ${probes.length} probes, median /healthz ${median("/healthz")} ms, /readyz ${median("/readyz")} ms, max ${Math.round(sorted[sorted.length - 1])} ms; server peak RSS ${peak ? `${Math.round(Number(peak) / 1024)} MB` : "n/a"}\n`,
     );
     expect(probes.filter((p) => p.status !== 200)).toEqual([]);
     expect(probes.length).toBeGreaterThanOrEqual(4);
