@@ -4,7 +4,8 @@ import type { ProvgraphPlugin } from "../plugins/types";
 import { type AuthMode, type AuthServices, authorizeHttpRequest, authSetupError, createAuthServices, type Principal, prepareAuth, principalOf, UnauthenticatedError, useAuthentication } from "./auth";
 import type { Config } from "./config";
 import { type Database, openDatabase } from "./db/client";
-import { maskDatabaseUrl } from "./db/database-url";
+import { maskDatabaseUrl, providerOf, sqliteFilePath } from "./db/database-url";
+import { lockSqliteFile } from "./db/sqlite-owner-lock";
 import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
@@ -14,6 +15,7 @@ import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCs
 import { useEvidenceRoute } from "./http/evidence-route";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
+import { admitHeavyBodies, HeavyWorkQueue, useHeavyWorkAdmission } from "./http/admission";
 import { type AuthorizeLineageRequest, createOpenLineage, type LineageRequestRecorded, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
 import { createLogger, type Logger } from "./logger";
 import { createFeedBroadcast } from "./pubsub";
@@ -34,6 +36,8 @@ export interface App {
   /** OpenLineage ingestion (the /api/v1/lineage routes and ingestOpenLineageEvents use it). */
   openLineage: OpenLineage;
   database: Database;
+  /** Admission control of heavy work (its stats: what runs, waits, was refused). */
+  heavyWork: HeavyWorkQueue;
   auth: AuthServices;
   /**
    * "open" (loopback, no token has ever existed: every request acts as admin), "tokens", or "refused"
@@ -105,6 +109,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     database.reader,
   );
   await services.feeds.start();
+  const heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -126,23 +131,25 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
       ...(graphiql ? [useGraphiQLAssets()] : []),
-      useHealthChecks(database),
+      useHealthChecks(database, { onUnavailable: (error) => logger.warn({ err: error }, "readyz: the database is unavailable"), heavyWork: () => heavyWork.stats() }),
       useOriginCheck(corsOrigins, logger),
       useAuthentication(auth),
       useCsrfPrevention(),
       useIntrospection(introspection),
       useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
-      useEvidenceRoute(services.compliance.evidence, auth, logger),
+      useEvidenceRoute(services.compliance.evidence, auth, logger, heavyWork),
       useRequestLog(logger),
       ...useRequestLimits(),
       useCompiledLineage(),
+      // After the cost limit, whose estimate says what is heavy, and after the compiled executor, which it wraps.
+      useHeavyWorkAdmission(heavyWork),
       // Results are shared only between subscribers who may see the same: the same principal kind and scopes.
       useSharedSubscriptionResults(viewerKeyOf),
     ],
   });
 
   const policy: SocketPolicy = { loopback, allowedHosts: config.allowedHosts ?? [], corsOrigins };
-  const server = http.createServer(guardRequests(yoga, policy, logger));
+  const server = http.createServer(guardRequests(admitHeavyBodies(yoga, heavyWork, { heavyBodyBytes: config.heavyBodyBytes, maxGraphQLBodyBytes: config.graphqlMaxBodyBytes }, logger), policy, logger));
   const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy, keepAliveMs: config.wsKeepAliveMs });
 
   let stopping: Promise<void> | undefined;
@@ -151,6 +158,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     services,
     openLineage,
     database,
+    heavyWork,
     auth,
     authMode,
     logger,
@@ -185,6 +193,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 }
 
 async function connectDatabase(config: Config, logger: Logger): Promise<Database> {
+  // One process per SQLite file: taken before migrating, so a second process starting at the same time is refused too.
+  const release = providerOf(config.databaseUrl) === "sqlite" ? lockSqliteFile(sqliteFilePath(config.databaseUrl)) : () => undefined;
   try {
     if (config.migrateOnStart) {
       const { applied } = await migrateDatabase(config.databaseUrl);
@@ -193,8 +203,11 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
     const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl, sqliteSynchronous: config.sqliteSynchronous });
     await database.prisma.$queryRawUnsafe("SELECT 1");
     await database.reader.$queryRawUnsafe("SELECT 1");
+    const close = database.close;
+    database.close = () => close().finally(release);
     return database;
   } catch (error) {
+    release();
     throw new DatabaseUnavailableError(config.databaseUrl, error);
   }
 }

@@ -47,6 +47,14 @@ export interface Config {
    * erasure plans, the suppression list); null = subjects cannot be recorded. Never log it.
    */
   erasureSecret: string | null;
+  /** Admission control (src/http/admission): heavy requests run at once, wait at most, and how long one may wait (ms). */
+  heavyConcurrency: number;
+  heavyQueueDepth: number;
+  heavyQueueWaitMs: number;
+  /** A /graphql or lineage request body this large (or of unknown length) is heavy work. */
+  heavyBodyBytes: number;
+  /** /graphql bodies declared larger are refused with 413. */
+  graphqlMaxBodyBytes: number;
 }
 
 export const SQLITE_SYNCHRONOUS_MODES = ["NORMAL", "FULL"] as const;
@@ -89,6 +97,11 @@ export function loadConfig(env: Env = process.env): Config {
     feedReplayWindow: parseInteger("FEED_REPLAY_WINDOW", env.FEED_REPLAY_WINDOW, 100_000, 1, 100_000_000),
     wsKeepAliveMs: parseInteger("WS_KEEPALIVE_MS", env.WS_KEEPALIVE_MS, 12_000, 0, 3_600_000),
     erasureSecret: parseErasureSecret(env.PROVGRAPH_ERASURE_SECRET),
+    heavyConcurrency: parseInteger("HEAVY_CONCURRENCY", env.HEAVY_CONCURRENCY, 4, 1, 1_000),
+    heavyQueueDepth: parseInteger("HEAVY_QUEUE_DEPTH", env.HEAVY_QUEUE_DEPTH, 64, 0, 100_000),
+    heavyQueueWaitMs: parseInteger("HEAVY_QUEUE_WAIT_MS", env.HEAVY_QUEUE_WAIT_MS, 30_000, 1, 3_600_000),
+    heavyBodyBytes: parseInteger("HEAVY_BODY_BYTES", env.HEAVY_BODY_BYTES, 256 * 1024, 1, 1024 * 1024 * 1024),
+    graphqlMaxBodyBytes: parseInteger("GRAPHQL_MAX_BODY_BYTES", env.GRAPHQL_MAX_BODY_BYTES, 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   };
 }
 

@@ -25,6 +25,8 @@ export function logRequestOutcome(logger: Logger, requestId: string, transport: 
     codes[code] = (codes[code] ?? 0) + 1;
   }
   const [first] = clientErrors;
+  // Not the caller's doing: the operator should hear of it (the cause was logged where it was met, if anywhere).
+  if (codes.DATABASE_UNAVAILABLE) logger.warn({ requestId, transport, errors: codes.DATABASE_UNAVAILABLE }, "request answered DATABASE_UNAVAILABLE: the database cannot be reached");
   logger.info(
     { requestId, transport, errors: clientErrors.length, codes, first: { code: first.extensions?.code, message: loggableMessage(first).slice(0, 200), path: first.path } },
     "request answered with client errors",

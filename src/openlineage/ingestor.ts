@@ -2,6 +2,7 @@ import { ProvenanceError } from "../../plugins/errors";
 import type { ProvgraphPlugin } from "../../plugins/types";
 import type { DatabaseProvider } from "../db/database-url";
 import { jsonDepthExceeds } from "../limits/json-depth";
+import { databaseOutageOf } from "../services/errors";
 import type { RunId } from "../services/ids";
 import type { CommitPath, OperationRegistry } from "../services/recording";
 import type { ExecutionStatus } from "../services/records";
@@ -94,9 +95,15 @@ export class OpenLineageIngestor {
         results[index] = refusal(index, eventErrorOf(error));
       }
     });
+    let outage: EventError | undefined;
     for (let start = 0; start < checked.length; start += CHUNK_EVENTS) {
       const chunk = checked.slice(start, start + CHUNK_EVENTS);
-      for (const result of await this.record(chunk)) results[result.index] = result;
+      // Once the database is found unavailable, the events after are not tried: each would wait to fail the same way.
+      const recorded = outage === undefined ? await this.record(chunk) : chunk.map(({ index, event }) => unrecorded(index, event, outage!));
+      for (const result of recorded) {
+        results[result.index] = result;
+        if (result.error?.code === "DATABASE_UNAVAILABLE") outage ??= result.error;
+      }
     }
     for (const result of results) {
       if (result.error?.fault !== undefined) this.deps.logger.error({ requestId, index: result.index, runId: result.runId, err: result.error.fault }, "unexpected error while ingesting an OpenLineage event");
@@ -118,8 +125,9 @@ export class OpenLineageIngestor {
       try {
         const outcomes = await run(chunk);
         return chunk.map(({ index, event }, i) => stored(index, event, outcomes[i]));
-      } catch {
-        // Fall through: each event alone, so one refusal (or fault) cannot take the others with it.
+      } catch (error) {
+        // An outage takes every event of the chunk alike; otherwise each event alone, so one refusal (or fault) cannot take the others with it.
+        if (databaseOutageOf(error)) return chunk.map(({ index, event }) => failed(index, event, error));
       }
     }
     const results: EventResult[] = [];
@@ -147,11 +155,18 @@ export class OpenLineageIngestor {
   }
 }
 
+/** An event not tried because the database was found unavailable before its turn. */
+function unrecorded(index: number, event: ParsedEvent, outage: EventError): EventResult {
+  return { ...refusal(index, outage), kind: event.kind, runId: event.kind === "RUN" ? event.runId : null };
+}
+
 function refusal(index: number, error: EventError): EventResult {
   return { index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error };
 }
 
 function eventErrorOf(error: unknown): EventError {
+  const outage = databaseOutageOf(error);
+  if (outage) return { code: outage.code, message: outage.message, pointer: null, reason: null, details: outage.details };
   if (error instanceof ProvenanceError) {
     const details = error.details;
     return {
@@ -164,3 +179,4 @@ function eventErrorOf(error: unknown): EventError {
   }
   return { code: "INTERNAL_SERVER_ERROR", message: "Unexpected error.", pointer: null, reason: null, details: {}, fault: error };
 }
+

@@ -301,8 +301,8 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     [...runs.values()].flatMap((run) => run.newUses.map((u) => [run.runId, u.id, u.how === "VERSION_FACET", u.how, u.instant])),
     { ignoreConflicts: true },
   );
-  // ON CONFLICT: a JobEvent or DatasetEvent (no run lock) delivered twice at once is stored once.
-  await insertRows(tx, "OpenLineageEvent", EVENT_COLUMNS, events.flatMap((event, i) => (duplicate[i] ? [] : [eventRow(event, instants[i])])), { ignoreConflicts: true });
+  // ON CONFLICT: a JobEvent or DatasetEvent (no run lock) delivered twice at once is stored once. In the order received: the ids are that order.
+  await insertRows(tx, "OpenLineageEvent", EVENT_COLUMNS, events.flatMap((event, i) => (duplicate[i] ? [] : [eventRow(event, instants[i])])), { ignoreConflicts: true, inGivenOrder: true });
   await recordColumns(tx, events, [...runs.values()], at, new Set([...runs.values()].filter((run) => !run.existing).map((run) => run.runId as string)));
   await insertRows(tx, "OpenLineageRun", RUN_STATE_COLUMNS, [...stubs.map((stub) => stubStateRow(stub, at)), ...[...runs.values()].map((run) => runStateRow(run, at))], {
     update: { conflict: ["runId"], columns: RUN_STATE_COLUMNS.slice(1) },

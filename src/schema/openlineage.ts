@@ -1,7 +1,7 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import { type EventResult, OPENLINEAGE_LIMITS, type OpenLineageRunRecord, type StoredEventRecord, type StoredEventSelector } from "../openlineage";
-import { InvalidArgumentError } from "../services/errors";
+import { DatabaseOutageError, InvalidArgumentError } from "../services/errors";
 import type { RunId } from "../services/ids";
 import { redactedFields } from "../auth/pothos";
 import { builder } from "./builder";
@@ -67,11 +67,14 @@ builder.mutationField("ingestOpenLineageEvents", (t) =>
       `OpenLineage events (RunEvent, JobEvent, DatasetEvent; spec 2-0-x), as POST /api/v1/lineage takes them: each is validated against the official schema and recorded atomically, ` +
       `independently of the others (one refused event does not stop the rest). At most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call.`,
     args: { events: t.arg({ type: ["JSON"], required: true }) },
-    resolve: (_root, { events }, ctx) => {
+    resolve: async (_root, { events }, ctx) => {
       if (events.length > OPENLINEAGE_LIMITS.maxMutationEvents) {
         throw new InvalidArgumentError("events", `at most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call, got ${events.length} (send more through POST /api/v1/lineage/batch)`);
       }
-      return ctx.openLineage.ingestor.ingest(events.map((event) => ({ event })), ctx.requestId);
+      const results = await ctx.openLineage.ingestor.ingest(events.map((event) => ({ event })), ctx.requestId);
+      // The request as a whole answers 503 + Retry-After; resending it is safe (events stored before the outage come back DUPLICATE).
+      if (results.some((r) => r.error?.code === "DATABASE_UNAVAILABLE")) throw new DatabaseOutageError();
+      return results;
     },
   }),
 );

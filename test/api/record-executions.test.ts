@@ -66,13 +66,18 @@ describe("recordExecutions: a batch, one result per input", () => {
     expect(edges.sort()).toEqual(["a.csv → a_clean.csv", "a_clean.csv → a_clean_v2.csv", "a_clean.csv → a_clean_v3.csv", "a_clean_v3.csv → a_clean_v3_y.csv", "c.csv → c_clean.csv"]);
   });
 
-  test("a batch shares transactions: 20 executions, one commit", async () => {
+  // One transaction holds the 20 on a quiet machine; a transaction takes no new unit after 100 ms
+  // (GroupCommit's maxTransactionMs), so on a loaded one they may spread over a few. Never 20.
+  test("a batch shares transactions: 20 executions, a few commits at most", async () => {
     const commits = t.app.services.commits as GroupCommit;
     const before = commits.stats();
     const res = await t.gql(RECORD_EXECUTIONS, { inputs: Array.from({ length: 20 }, (_, i) => transformOf([samples["a.csv"]], [`a_batch_${i}.csv`])) });
     expect(res.errors).toBeUndefined();
     expect(res.data!.recordExecutions.filter((r: { __typename: string }) => r.__typename === "RecordExecutionPayload")).toHaveLength(20);
-    expect(commits.stats()).toEqual({ transactions: before.transactions + 1, units: before.units + 20 });
+    const after = commits.stats();
+    expect([after.units - before.units, after.retries - before.retries]).toEqual([20, 0]);
+    expect(after.transactions - before.transactions).toBeGreaterThanOrEqual(1);
+    expect(after.transactions - before.transactions).toBeLessThanOrEqual(5);
   });
 
   test("an empty batch records nothing; more than 500 inputs is INVALID_ARGUMENT and writes nothing", async () => {

@@ -13,9 +13,11 @@ const redis = redisAvailability();
 /**
  * Two server processes on one database and one Redis, as behind a load balancer: a subscriber on
  * either instance receives the runs recorded through the other, in the same (commit) order.
- * (PostgreSQL when TEST_DATABASE_URL is set, as in .ci/run's second pass; else one SQLite file.)
+ * PostgreSQL only (TEST_DATABASE_URL, as in .ci/run's second pass): a SQLite file is served by one
+ * process (README "Several instances"; test/e2e/sqlite-one-process.test.ts).
  */
-(redis.available ? describe : describe.skip)(`several instances through Redis (${testProvider})${redis.available ? "" : ` — skipped: ${redis.reason}`}`, () => {
+const unavailable = !redis.available ? redis.reason : testProvider !== "postgres" ? "several instances need PostgreSQL (TEST_DATABASE_URL): one process per SQLite file" : undefined;
+(unavailable === undefined ? describe : describe.skip)(`several instances through Redis (${testProvider})${unavailable === undefined ? "" : ` — skipped: ${unavailable}`}`, () => {
   let broker: TestRedis;
   let a: ServerProcess;
   let b: ServerProcess;

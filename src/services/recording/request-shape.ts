@@ -26,6 +26,8 @@ export interface RecordExecutionRequest {
   startedAt?: Date | null;
   endedAt?: Date | null;
   pins?: { inputVersions?: unknown; codeVersion?: string | null; imageDigest?: string | null; deterministic?: boolean | null } | null;
+  /** A retry with the same key and input is answered with the first recording (src/services/recording/idempotency.ts). */
+  idempotencyKey?: string | null;
 }
 
 /** Subject keys declared on one artifact at most; a key's length at most. */
