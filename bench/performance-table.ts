@@ -1,5 +1,7 @@
 import type { AuthBenchResult } from "./auth-bench";
 import type { ClosureResult } from "./closure-bench";
+import type { ComplianceBenchResult } from "./compliance-bench";
+import type { CompositeBenchResult } from "./composite-bench";
 import type { ConcurrencyResult } from "./concurrency-bench";
 import type { FeedsBenchResult } from "./feeds-bench";
 import type { IngestResult } from "./ingest-bench";
@@ -24,20 +26,11 @@ export interface BenchResults {
   closure?: ClosureResult;
   closurePg?: ClosureResult;
   scaling?: ScalingResult;
-  composite?: {
-    steps: number;
-    fan: number;
-    plainMsPerRun: number;
-    discardMsPerRun: number;
-    persistMsPerRun: number;
-    exposeMsPerRun: number;
-    discardRatio: number;
-    persistRatio: number;
-    exposeRatio: number;
-  };
+  composite?: CompositeBenchResult;
   auth?: AuthBenchResult;
   openlineage?: OpenLineageBenchResult;
   feeds?: FeedsBenchResult;
+  compliance?: ComplianceBenchResult;
   meta?: { at: string; quick: boolean; pg?: boolean; scale?: boolean; seconds?: number; node: string; cpus: number; cpuModel?: string; loadAverage?: number[] };
 }
 
@@ -108,6 +101,13 @@ function feedsRows(result: FeedsBenchResult): string[] {
   ];
 }
 
+function complianceRows(result: ComplianceBenchResult): string[] {
+  return [
+    `| compliance: a tag backfilled over a forward closure of ${result.backfillColumns.toLocaleString("en-US")} columns (10 hops, \`tagColumn\` in-process: the assignment, its propagate stage, the holder count) vs the same statements on better-sqlite3 in one transaction; median of ${result.blocks} interleaved blocks | ${ms(result.backfillMs)} | ${ms(result.backfillRawMs)} | ${ratio(result.backfillRatio)} | ≤ 1.5 |`,
+    `| compliance: an evidence package over a backward closure of ${result.evidenceNodes.toLocaleString("en-US")} artifacts (\`GET /api/v1/evidence/<id>\`: the statement, the gate, the canonical document and its sha256) vs the same statement on better-sqlite3 (\`.all()\`) | ${ms(result.evidenceMs)} | ${ms(result.evidenceRawMs)} | ${ratio(result.evidenceRatio)} | ≤ 1.5 |`,
+  ];
+}
+
 function label(database: "sqlite" | "postgres"): string {
   return database === "sqlite" ? "SQLite" : "PostgreSQL";
 }
@@ -129,6 +129,7 @@ export function renderPerformance(results: BenchResults): string {
   if (results.auth) lines.push(authRow(results.auth));
   if (results.openlineage) lines.push(...openLineageRows(results.openlineage));
   if (results.feeds) lines.push(...feedsRows(results.feeds));
+  if (results.compliance) lines.push(...complianceRows(results.compliance));
   if (results.scaling) {
     lines.push("", "How closure cost grows (SQLite; backward from the last layer; GraphQL as parallel lists):", "", "| store | closure | nodes | GraphQL | raw | ratio | server peak RSS |", "|---|---|---|---|---|---|---|");
     for (const row of results.scaling.rows) {

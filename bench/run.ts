@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { runAuthBench } from "./auth-bench";
 import { runClosureBench } from "./closure-bench";
+import { runComplianceBench } from "./compliance-bench";
 import { type BenchResults, renderPerformance } from "./performance-table";
 import { runCompositeBench } from "./composite-bench";
 import { runConcurrencyBench } from "./concurrency-bench";
@@ -55,6 +56,7 @@ async function main() {
   if (wanted("auth")) results.auth = await runAuthBench({ quick, log, dataDir });
   if (wanted("openlineage")) results.openlineage = await runOpenLineageBench({ quick, log, dataDir });
   if (wanted("feeds")) results.feeds = await runFeedsBench({ quick, log, dataDir });
+  if (wanted("compliance")) results.compliance = await runComplianceBench({ quick, log, dataDir });
   results.meta = { at: new Date().toISOString(), quick, pg: Boolean(pgUrl), scale, seconds: Math.round((performance.now() - started) / 1000), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) };
   fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   console.log(renderPerformance(results as BenchResults));

@@ -2,9 +2,10 @@
  * The plugin contract. A plugin is a plain object that names the stage of the recording
  * pipeline it serves; the pipeline runs every registered plugin of a stage, in list order,
  * inside the transaction that commits the execution. Plugins never import from src/: what
- * they need to read comes through the narrow ReadPort they are handed (backed by the Prisma
- * transaction in production, by an in-memory map in unit tests). To reject an execution, a
- * plugin throws one of the errors in ./errors; nothing is then written.
+ * they need to read comes through the narrow ReadPort they are handed, and what a propagate plugin
+ * derives it writes through the DerivationPort (both backed by the Prisma transaction in
+ * production, by in-memory stand-ins in unit tests). To reject an execution, a plugin throws one
+ * of the errors in ./errors; nothing is then written.
  */
 
 export type OperationKind = "CREATOR" | "CURATOR";
@@ -180,11 +181,73 @@ export interface ValidatePlugin {
   validate(draft: DraftExecution, lineage: { mappings: LineageMapping[]; edges: ProvenanceEdgeDraft[]; port: ReadPort }): Promise<void> | void;
 }
 
+/**
+ * A node of the lineage graph, as propagation sees it: a column of a dataset version, a dataset
+ * version as a whole (the target of a dataset-wide column edge: it shapes every column of the
+ * version), or an artifact (its wasDerivedFrom edges).
+ */
+export type LineageNode = { kind: "COLUMN"; artifactId: string; field: string } | { kind: "VERSION"; artifactId: string } | { kind: "ARTIFACT"; artifactId: string };
+
+/** A column edge as staged: (input version, field) → (output version, field); targetField null = the whole output version. */
+export interface ColumnEdgeStep {
+  sourceId: string;
+  sourceField: string;
+  targetId: string;
+  targetField: string | null;
+  type: "DIRECT" | "INDIRECT";
+}
+
+/**
+ * What one recording unit wrote that derived facts depend on, handed to the propagate plugins at the
+ * end of the unit, inside its transaction, whatever wrote it (recordExecution, batches, composites,
+ * OpenLineage ingestion, the admin tag mutations).
+ */
+export interface WrittenLineage {
+  /** wasDerivedFrom edges staged. */
+  artifactEdges: readonly ProvenanceEdgeDraft[];
+  /** Column edges staged (OpenLineage columnLineage). */
+  columnEdges: readonly ColumnEdgeStep[];
+  /** Policy tags assigned (by an admin, or reported by a producer): their assignment ids. */
+  assignedTags: readonly number[];
+  /** Tags downgraded on some node: where they flow has changed. */
+  downgradedTags: readonly string[];
+}
+
+/** Which tags to let flow: from nodes (their held tags), from assignments, or a tag afresh from all its origins. */
+export interface TagFlowRequest {
+  /** Nodes whose held tags flow on downstream (the near ends of new lineage). */
+  from?: readonly LineageNode[];
+  /** Assignments whose tag flows from the node it was given to. */
+  origins?: readonly number[];
+  /** Tags derived afresh: what was derived of them is forgotten, and they flow again from every origin. */
+  rederive?: readonly string[];
+}
+
+/**
+ * What a propagate plugin may write: derived facts, through the unit's own transaction (so they
+ * commit or roll back with what they derive from). Backed by the Prisma transaction in production.
+ */
+export interface DerivationPort {
+  policyTags: {
+    /**
+     * Tags flow downstream along stored lineage — column edges (DIRECT and INDIRECT; a dataset-wide
+     * one to its whole target version, and from a whole version along every edge out of it) and
+     * wasDerivedFrom edges — never into a node where the tag was downgraded; each node keeps its
+     * nearest origin. Runs in the database, one recursive statement per hop set. Returns how many
+     * holdings were added or moved to a nearer origin.
+     */
+    flow(request: TagFlowRequest): Promise<{ changed: number }>;
+  };
+}
+
 export interface PropagatePlugin {
   name: string;
   stage: "propagate";
-  /** Runs after validation, before commit, with the edges about to be written. */
-  propagate(draft: DraftExecution, lineage: { edges: ProvenanceEdgeDraft[]; port: ReadPort }): Promise<void> | void;
+  /**
+   * Runs once per recording unit, after the unit staged everything and before it commits, with what
+   * it wrote. What the plugin derives it writes through `derive`; a throw rolls the unit back.
+   */
+  propagate(written: WrittenLineage, context: { port: ReadPort; derive: DerivationPort }): Promise<void> | void;
 }
 
 export type ProvgraphPlugin = CapturePlugin | ValidatePlugin | PropagatePlugin;

@@ -4,15 +4,18 @@ import type { ProvgraphPlugin } from "../plugins/types";
 import { type AuthMode, type AuthServices, authorizeHttpRequest, authSetupError, createAuthServices, type Principal, prepareAuth, principalOf, UnauthenticatedError, useAuthentication } from "./auth";
 import type { Config } from "./config";
 import { type Database, openDatabase } from "./db/client";
-import { maskDatabaseUrl } from "./db/database-url";
+import { maskDatabaseUrl, providerOf, sqliteFilePath } from "./db/database-url";
+import { lockSqliteFile } from "./db/sqlite-owner-lock";
 import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
 import { useCompiledLineage } from "./http/compiled-lineage";
 import { useRequestLimits } from "./limits";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
+import { useEvidenceRoute } from "./http/evidence-route";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
 import { listen } from "./http/listen";
+import { admitHeavyBodies, HeavyWorkQueue, useHeavyWorkAdmission } from "./http/admission";
 import { type AuthorizeLineageRequest, createOpenLineage, type LineageRequestRecorded, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
 import { createLogger, type Logger } from "./logger";
 import { createFeedBroadcast } from "./pubsub";
@@ -21,7 +24,8 @@ import { useSharedSubscriptionResults } from "./http/shared-subscription-results
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
-import { maskSecrets } from "./secret-masking";
+import { policyTagsOf } from "./schema/policy";
+import { maskSecrets, registerSecretForMasking } from "./secret-masking";
 import { createServices, type Services } from "./services/services";
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -32,6 +36,8 @@ export interface App {
   /** OpenLineage ingestion (the /api/v1/lineage routes and ingestOpenLineageEvents use it). */
   openLineage: OpenLineage;
   database: Database;
+  /** Admission control of heavy work (its stats: what runs, waits, was refused). */
+  heavyWork: HeavyWorkQueue;
   auth: AuthServices;
   /**
    * "open" (loopback, no token has ever existed: every request acts as admin), "tokens", or "refused"
@@ -73,6 +79,8 @@ export interface SocketContext {
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
+  // A secret with no recognisable shape: masked by value wherever a line would carry it.
+  if (config.erasureSecret) registerSecretForMasking(config.erasureSecret);
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
   const loopback = isLoopbackAddress(config.host);
@@ -90,15 +98,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const graphiql = config.graphiql ?? loopback;
   const introspection = config.introspection ?? loopback;
   const corsOrigins = config.corsOrigins ?? [];
-  const services = createServices(database, options.plugins, {
-    queueLimit: config.feedQueueLimit,
-    replayWindow: config.feedReplayWindow,
-    broadcast,
-    logger,
-  });
-  const openLineage = createOpenLineage({ commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger }, database.reader);
+  const services = createServices(
+    database,
+    options.plugins,
+    { queueLimit: config.feedQueueLimit, replayWindow: config.feedReplayWindow, broadcast, logger },
+    { erasureSecret: config.erasureSecret },
+  );
+  const openLineage = createOpenLineage(
+    { commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger, subjectKeys: services.compliance.subjectKeys },
+    database.reader,
+  );
   for (const invariant of openLineage.invariants) services.integrity.register(invariant);
   await services.feeds.start();
+  const heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -112,27 +124,33 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       const actingAs = principal ?? principalOf(request);
       // Every request is authenticated before it runs (src/auth/http.ts, src/graphql-ws.ts); one that was not is refused, never opened.
       if (!actingAs) throw new UnauthenticatedError("MISSING");
-      return { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
+      const context: GraphQLContext = { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
+      // What policy-tag redaction reads: the tags guarding a subject, batched per request (and per subscription event).
+      context.policyTagsOf = policyTagsOf(context);
+      return context;
     },
     maskedErrors: { maskError: (error) => presentError(error) },
     plugins: [
       ...(graphiql ? [useGraphiQLAssets()] : []),
-      useHealthChecks(database),
+      useHealthChecks(database, { onUnavailable: (error) => logger.warn({ err: error }, "readyz: the database is unavailable"), heavyWork: () => heavyWork.stats() }),
       useOriginCheck(corsOrigins, logger),
       useAuthentication(auth),
       useCsrfPrevention(),
       useIntrospection(introspection),
       useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
+      useEvidenceRoute(services.compliance.evidence, auth, logger, heavyWork),
       useRequestLog(logger),
       ...useRequestLimits(),
       useCompiledLineage(),
+      // After the cost limit, whose estimate says what is heavy, and after the compiled executor, which it wraps.
+      useHeavyWorkAdmission(heavyWork),
       // Results are shared only between subscribers who may see the same: the same principal kind and scopes.
       useSharedSubscriptionResults(viewerKeyOf),
     ],
   });
 
   const policy: SocketPolicy = { loopback, allowedHosts: config.allowedHosts ?? [], corsOrigins };
-  const server = http.createServer(guardRequests(yoga, policy, logger));
+  const server = http.createServer(guardRequests(admitHeavyBodies(yoga, heavyWork, { heavyBodyBytes: config.heavyBodyBytes, maxGraphQLBodyBytes: config.graphqlMaxBodyBytes }, logger), policy, logger));
   const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy, keepAliveMs: config.wsKeepAliveMs });
 
   let stopping: Promise<void> | undefined;
@@ -141,6 +159,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     services,
     openLineage,
     database,
+    heavyWork,
     auth,
     authMode,
     logger,
@@ -175,6 +194,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 }
 
 async function connectDatabase(config: Config, logger: Logger): Promise<Database> {
+  // One process per SQLite file: taken before migrating, so a second process starting at the same time is refused too.
+  const release = providerOf(config.databaseUrl) === "sqlite" ? lockSqliteFile(sqliteFilePath(config.databaseUrl)) : () => undefined;
   try {
     if (config.migrateOnStart) {
       const { applied } = await migrateDatabase(config.databaseUrl);
@@ -183,8 +204,11 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
     const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl, sqliteSynchronous: config.sqliteSynchronous });
     await database.prisma.$queryRawUnsafe("SELECT 1");
     await database.reader.$queryRawUnsafe("SELECT 1");
+    const close = database.close;
+    database.close = () => close().finally(release);
     return database;
   } catch (error) {
+    release();
     throw new DatabaseUnavailableError(config.databaseUrl, error);
   }
 }

@@ -42,6 +42,19 @@ export interface Config {
   feedReplayWindow: number;
   /** graphql-ws ping interval (ms); a socket that answers no ping within it is closed. 0 = no pings. */
   wsKeepAliveMs: number;
+  /**
+   * PROVGRAPH_ERASURE_SECRET: the key of the HMAC that data-subject keys are stored as (declarations,
+   * erasure plans, the suppression list); null = subjects cannot be recorded. Never log it.
+   */
+  erasureSecret: string | null;
+  /** Admission control (src/http/admission): heavy requests run at once, wait at most, and how long one may wait (ms). */
+  heavyConcurrency: number;
+  heavyQueueDepth: number;
+  heavyQueueWaitMs: number;
+  /** A /graphql or lineage request body this large (or of unknown length) is heavy work. */
+  heavyBodyBytes: number;
+  /** /graphql bodies declared larger are refused with 413. */
+  graphqlMaxBodyBytes: number;
 }
 
 export const SQLITE_SYNCHRONOUS_MODES = ["NORMAL", "FULL"] as const;
@@ -83,7 +96,25 @@ export function loadConfig(env: Env = process.env): Config {
     feedQueueLimit: parseInteger("FEED_QUEUE_LIMIT", env.FEED_QUEUE_LIMIT, 1_000, 1, 100_000),
     feedReplayWindow: parseInteger("FEED_REPLAY_WINDOW", env.FEED_REPLAY_WINDOW, 100_000, 1, 100_000_000),
     wsKeepAliveMs: parseInteger("WS_KEEPALIVE_MS", env.WS_KEEPALIVE_MS, 12_000, 0, 3_600_000),
+    erasureSecret: parseErasureSecret(env.PROVGRAPH_ERASURE_SECRET),
+    heavyConcurrency: parseInteger("HEAVY_CONCURRENCY", env.HEAVY_CONCURRENCY, 4, 1, 1_000),
+    heavyQueueDepth: parseInteger("HEAVY_QUEUE_DEPTH", env.HEAVY_QUEUE_DEPTH, 64, 0, 100_000),
+    heavyQueueWaitMs: parseInteger("HEAVY_QUEUE_WAIT_MS", env.HEAVY_QUEUE_WAIT_MS, 30_000, 1, 3_600_000),
+    heavyBodyBytes: parseInteger("HEAVY_BODY_BYTES", env.HEAVY_BODY_BYTES, 256 * 1024, 1, 1024 * 1024 * 1024),
+    graphqlMaxBodyBytes: parseInteger("GRAPHQL_MAX_BODY_BYTES", env.GRAPHQL_MAX_BODY_BYTES, 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   };
+}
+
+/** The shortest erasure secret accepted: 32 characters (e.g. `openssl rand -base64 32` prints 44). */
+export const MIN_ERASURE_SECRET_LENGTH = 32;
+
+/** The value is a secret: a bad one is described, never echoed. */
+function parseErasureSecret(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const value = raw.trim();
+  if (value.length < MIN_ERASURE_SECRET_LENGTH) throw new ConfigError("PROVGRAPH_ERASURE_SECRET", `must be at least ${MIN_ERASURE_SECRET_LENGTH} characters (make one with: openssl rand -base64 32)`);
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw new ConfigError("PROVGRAPH_ERASURE_SECRET", "must not contain control characters");
+  return value;
 }
 
 function parseOptionalBoolean(name: string, raw: string | undefined): boolean | undefined {

@@ -1,22 +1,41 @@
 import type { Plugin } from "graphql-yoga";
 import type { Database } from "./db/client";
-import { maskSecrets } from "./secret-masking";
+import type { AdmissionStats } from "./http/admission";
+import { DATABASE_RETRY_AFTER_SECONDS } from "./services/errors";
+
+/** How long /readyz waits for the database's answer before it says unavailable (a hung connection must not hang the probe). */
+export const READINESS_TIMEOUT_MS = 2_000;
 
 /**
- * GET /healthz: the process is alive. GET /readyz: the database answers a query.
+ * GET /healthz: the process is alive (answered without touching the database or any queue).
+ * GET /readyz: the database answers a query (and how much heavy work runs and waits: admission
+ * control). Its 503 body is plain: no driver text, no host or port.
  * As a Yoga plugin so in-process tests (yoga.fetch) see the same routes as HTTP clients.
  */
-export function useHealthChecks(database: Database): Plugin {
+export function useHealthChecks(database: Database, options: { onUnavailable?: (error: unknown) => void; heavyWork?: () => AdmissionStats } = {}): Plugin {
   return {
     async onRequest({ url, endResponse, fetchAPI }) {
       if (url.pathname === "/healthz") {
         endResponse(fetchAPI.Response.json({ status: "ok" }));
       } else if (url.pathname === "/readyz") {
+        let timer: NodeJS.Timeout | undefined;
         try {
-          await database.prisma.$queryRawUnsafe("SELECT 1");
-          endResponse(fetchAPI.Response.json({ status: "ready", database: database.provider }));
+          await Promise.race([
+            // The writer and the read connection(s): a replica down, or a read pool that cannot connect, is not ready either.
+            Promise.all([...new Set([database.prisma, database.reader])].map((client) => client.$queryRawUnsafe("SELECT 1"))),
+            new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS))),
+          ]);
+          endResponse(fetchAPI.Response.json({ status: "ready", database: database.provider, ...(options.heavyWork ? { heavyWork: options.heavyWork() } : {}) }));
         } catch (error) {
-          endResponse(fetchAPI.Response.json({ status: "unavailable", reason: maskSecrets((error as Error).message) }, { status: 503 }));
+          options.onUnavailable?.(error);
+          endResponse(
+            fetchAPI.Response.json(
+              { status: "unavailable", code: "DATABASE_UNAVAILABLE", reason: "the database cannot be reached", retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+              { status: 503, headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) } },
+            ),
+          );
+        } finally {
+          clearTimeout(timer);
         }
       }
     },

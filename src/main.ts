@@ -33,7 +33,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // One line a person can act on: what failed and why; no stack trace for expected failures.
   const expected =
-    error instanceof ConfigError || error instanceof ListenError || ["DatabaseUnavailableError", "AuthSetupError", "RedisUnavailableError"].includes((error as Error)?.name);
+    error instanceof ConfigError || error instanceof ListenError || ["DatabaseUnavailableError", "SqliteFileInUseError", "AuthSetupError", "RedisUnavailableError"].includes((error as Error)?.name);
   console.error(maskSecrets(`provgraph: ${expected ? (error as Error).message : (error as Error)?.stack ?? String(error)}`));
   process.exit(1);
 });

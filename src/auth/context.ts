@@ -15,4 +15,9 @@ export interface AuthContext {
    * with them (no second commit). Otherwise the entry is written after the mutation.
    */
   auditInTransaction?: (tx: DbTx, ...targets: string[]) => Promise<void>;
+  /**
+   * The policy tags guarding a subject (a column, an artifact, an event's runs), batched per request:
+   * what the redaction plugin compares with the principal's clearances. Absent: guarded fields redact.
+   */
+  policyTagsOf?: (subject: object) => Promise<readonly string[]>;
 }

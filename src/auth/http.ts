@@ -1,4 +1,5 @@
 import type { Plugin } from "graphql-yoga";
+import { type DatabaseOutageError, databaseOutageOf } from "../services/errors";
 import type { AuthServices } from "./auth-services";
 import { ScopeRequiredError, UnauthenticatedError } from "./errors";
 import { holds, type Principal } from "./principal";
@@ -15,7 +16,8 @@ export function principalOf(request: Request | undefined): Principal | undefined
  * Authenticates every HTTP request that reaches it (GraphQL over HTTP and SSE, and any route after
  * it) before it is parsed: a missing token once tokens are required, or a malformed, unknown,
  * revoked or expired one, is answered 401 with `WWW-Authenticate: Bearer` and UNAUTHENTICATED,
- * and nothing runs. /healthz, /readyz, the GraphiQL page and its assets and CORS preflights are
+ * and nothing runs; a token that cannot be checked because the database is down is answered 503
+ * DATABASE_UNAVAILABLE with Retry-After. /healthz, /readyz, the GraphiQL page and its assets and CORS preflights are
  * answered before it.
  */
 export function useAuthentication(auth: AuthServices): Plugin {
@@ -25,6 +27,13 @@ export function useAuthentication(auth: AuthServices): Plugin {
       try {
         principals.set(request, await auth.authenticator.authenticate(request.headers.get("authorization")));
       } catch (error) {
+        const outage = databaseOutageOf(error);
+        if (outage) {
+          // The token (or open mode) could not be checked: the database is down, not the caller wrong.
+          auth.logger.warn({ transport: "http", code: outage.code, err: error }, "request refused: the database is unavailable");
+          endResponse(authErrorResponse(outage, fetchAPI.Response));
+          return;
+        }
         if (!(error instanceof UnauthenticatedError)) throw error;
         auth.logger.info({ transport: "http", code: error.code, reason: error.reason }, "request refused");
         endResponse(authErrorResponse(error, fetchAPI.Response));
@@ -35,7 +44,7 @@ export function useAuthentication(auth: AuthServices): Plugin {
 
 export type HttpAuthorization =
   | { ok: true; principal: Principal }
-  | { ok: false; error: UnauthenticatedError | ScopeRequiredError; response: Response };
+  | { ok: false; error: UnauthenticatedError | ScopeRequiredError | DatabaseOutageError; response: Response };
 
 /**
  * For plain HTTP routes (the OpenLineage endpoint): authenticate `Authorization: Bearer pgt_…`
@@ -49,6 +58,8 @@ export async function authorizeHttpRequest(auth: AuthServices, request: Request,
     try {
       principal = await auth.authenticator.authenticate(request.headers.get("authorization"));
     } catch (error) {
+      const outage = databaseOutageOf(error);
+      if (outage) return { ok: false, error: outage, response: authErrorResponse(outage) };
       if (!(error instanceof UnauthenticatedError)) throw error;
       return { ok: false, error, response: authErrorResponse(error) };
     }
@@ -59,8 +70,8 @@ export async function authorizeHttpRequest(auth: AuthServices, request: Request,
   return { ok: false, error, response: authErrorResponse(error) };
 }
 
-/** A refusal as its own HTTP response: status, WWW-Authenticate, and the GraphQL error shape. */
-export function authErrorResponse(error: UnauthenticatedError | ScopeRequiredError, ResponseClass: typeof Response = Response): Response {
+/** A refusal as its own HTTP response: status, WWW-Authenticate (or Retry-After), and the GraphQL error shape. */
+export function authErrorResponse(error: UnauthenticatedError | ScopeRequiredError | DatabaseOutageError, ResponseClass: typeof Response = Response): Response {
   const body = JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code, ...error.details } }] });
   return new ResponseClass(body, { status: error.http.status, headers: { ...error.http.headers, "content-type": "application/json; charset=utf-8" } });
 }

@@ -77,6 +77,8 @@ export interface DatabaseOptions {
 /** Pool sizes on PostgreSQL: the writer holds one connection per open transaction (the commit path opens one at a time). */
 const PG_WRITER_POOL = 4;
 const PG_READER_POOL = 10;
+/** How long a new PostgreSQL connection may take (a server that accepts nothing, a network that drops packets). */
+const PG_CONNECT_TIMEOUT_MS = 5_000;
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   const provider = providerOf(url);
@@ -124,7 +126,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   } else {
     const pgClient = (connectionString: string, max: number, slot?: AdapterSlot) =>
       new PgPrismaClient({
-        adapter: countingAdapter(new PrismaPg({ connectionString, max }), countStatement, { wrapTransaction: serializeStatements, onTransaction, slot }),
+        // A connection that cannot be made within PG_CONNECT_TIMEOUT_MS fails (DATABASE_UNAVAILABLE) instead of holding its request until the OS gives up.
+        adapter: countingAdapter(new PrismaPg({ connectionString, max, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS }), countStatement, { wrapTransaction: serializeStatements, onTransaction, slot }),
       }) as unknown as Db;
     prisma = pgClient(url, PG_WRITER_POOL);
     readUrl = options.readUrl ?? null;

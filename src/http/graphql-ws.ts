@@ -10,6 +10,7 @@ import type { Logger } from "../logger";
 import { logRequestOutcome } from "./request-log";
 import type { GraphQLContext } from "../schema/context";
 import { presentError } from "../schema/error-presentation";
+import { DATABASE_RETRY_AFTER_SECONDS, databaseOutageOf } from "../services/errors";
 
 /** Yoga's enveloped execute/subscribe, carried to graphql-ws in rootValue (Yoga's graphql-ws recipe). */
 type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscribe">;
@@ -23,7 +24,8 @@ type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscri
  * Access: the upgrade is refused (HTTP 403) for a Host that is not ours or a cross-site Origin
  * (cross-site WebSocket hijacking). The token in `connectionParams.authorization` ("Bearer pgt_…")
  * is checked at connection — missing (once tokens are required), malformed, unknown, revoked or
- * expired closes the socket with 4401 — and again for every operation, which runs with the token's
+ * expired closes the socket with 4401, a database that cannot be reached to check it with 1013 (try
+ * again later) — and again for every operation, which runs with the token's
  * scopes (a token revoked or expired since the connection gets UNAUTHENTICATED for the operation).
  * Subscriptions run through the same envelope; each result is sent before the next one is read
  * (graphql-ws awaits the socket), so a slow reader is held back by its own bounded feed queue.
@@ -49,6 +51,12 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
           await auth.authenticator.authenticate(credentialsOf(ctx.connectionParams));
           return true;
         } catch (error) {
+          if (databaseOutageOf(error)) {
+            // The token could not be checked: 1013 Try Again Later (RFC 6455 registry), the code and when to retry in the reason.
+            logger.warn({ transport: "ws", code: "DATABASE_UNAVAILABLE", err: error }, "WebSocket connection refused: the database is unavailable");
+            ctx.extra.socket.close(1013, `DATABASE_UNAVAILABLE: the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s`);
+            return false;
+          }
           if (!(error instanceof UnauthenticatedError)) throw error;
           logger.info({ transport: "ws", code: error.code, reason: error.reason }, "WebSocket connection refused");
           // graphql-ws would close with 4403 Forbidden; an authentication failure is 4401, with the reason.
@@ -63,6 +71,7 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
         try {
           principal = await auth.authenticator.authenticate(credentialsOf(ctx.connectionParams));
         } catch (error) {
+          if (databaseOutageOf(error)) return refuse(logger, [error], "DATABASE_UNAVAILABLE");
           if (!(error instanceof UnauthenticatedError)) throw error;
           return refuse(logger, [error], "UNAUTHENTICATED");
         }

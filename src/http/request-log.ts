@@ -25,10 +25,27 @@ export function logRequestOutcome(logger: Logger, requestId: string, transport: 
     codes[code] = (codes[code] ?? 0) + 1;
   }
   const [first] = clientErrors;
+  // Not the caller's doing: the operator should hear of it (the cause was logged where it was met, if anywhere).
+  if (codes.DATABASE_UNAVAILABLE) logger.warn({ requestId, transport, errors: codes.DATABASE_UNAVAILABLE }, "request answered DATABASE_UNAVAILABLE: the database cannot be reached");
   logger.info(
-    { requestId, transport, errors: clientErrors.length, codes, first: { code: first.extensions?.code, message: first.message.slice(0, 200), path: first.path } },
+    { requestId, transport, errors: clientErrors.length, codes, first: { code: first.extensions?.code, message: loggableMessage(first).slice(0, 200), path: first.path } },
     "request answered with client errors",
   );
+}
+
+const INVALID_VARIABLE = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" got invalid value /;
+
+/**
+ * A client error's message as the log keeps it. GraphQL's variable-coercion errors echo the value
+ * given (and their reason may quote it again): it may be a secret of the caller's (a data-subject
+ * key, src/services/compliance/subject-keys.ts), so the log keeps the variable and the path only.
+ */
+function loggableMessage(error: GraphQLError): string {
+  if (!INVALID_VARIABLE.test(error.message)) return error.message;
+  const variable = error.message.slice(0, error.message.indexOf('" got invalid value ') + 1);
+  // The path graphql-js prints after the value: ` at "<variable><path>"; ` (inspected strings escape their quotes, so it cannot come from a value).
+  const path = / at "([_A-Za-z][_0-9A-Za-z.[\]]*)"; /.exec(error.message)?.[1];
+  return `${variable} got an invalid value${path ? ` at "${path}"` : ""} (values are not logged)`;
 }
 
 /** One id per HTTP request, shared by the GraphQL context (resolvers) and the request log. */

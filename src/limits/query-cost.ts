@@ -74,6 +74,7 @@ export function useQueryCostLimit(maxCost: number): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const cost = estimateCost(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | null | undefined);
+      if (typeof args.contextValue === "object" && args.contextValue !== null) costs.set(args.contextValue, cost);
       if (cost <= maxCost) return;
       const { maxCostedSelections } = REQUEST_LIMITS;
       const refusal = Number.isFinite(cost)
@@ -91,4 +92,11 @@ export function useQueryCostLimit(maxCost: number): Plugin {
       setResultAndStopExecution({ errors: [refusal] });
     },
   };
+}
+
+const costs = new WeakMap<object, number>();
+
+/** The estimate useQueryCostLimit made for the operation running with this context (admission control reads it). */
+export function estimatedCostOf(context: unknown): number | undefined {
+  return typeof context === "object" && context !== null ? costs.get(context) : undefined;
 }

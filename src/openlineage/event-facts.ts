@@ -51,14 +51,50 @@ export interface OutputColumnLineage {
   dataset: ColumnDependency[];
 }
 
-export interface InputReport extends DatasetMention {
-  fields: SchemaField[] | null;
+/** A tag of the dataset's `tags` facet (TagsDatasetFacet): of the dataset, or of one column (`field`). */
+export interface ReportedDatasetTag {
+  key: string;
+  value: string;
+  source: string | null;
+  field: string | null;
 }
 
-export interface OutputReport extends DatasetMention {
+/**
+ * What a dataset's facets say about one column, kept per facet (README "OpenLineage → provgraph"):
+ * `schema` (its schema field, without name and nested fields), `tags` (its tags), `dataQualityMetrics`
+ * (its columnMetrics, an input facet) and `provgraph_columnSamples` (its sample values).
+ */
+export interface ColumnFacetReport {
+  field: string;
+  facet: string;
+  value: unknown;
+}
+
+/** What a dataset mention reports besides its name: its schema, tags, column facets and declared data subjects (keyed hashes). */
+interface DatasetDetails {
   fields: SchemaField[] | null;
+  tags: ReportedDatasetTag[];
+  columnFacets: ColumnFacetReport[];
+  /** The provgraph_dataSubjects facet's keys, as keyed hashes, each with its place in the event. */
+  subjects: { keyHash: string; pointer: string }[];
+}
+
+export interface InputReport extends DatasetMention, DatasetDetails {}
+
+export interface OutputReport extends DatasetMention, DatasetDetails {
   columnLineage: OutputColumnLineage | null;
 }
+
+/** The provgraph facets (custom facets, as the spec allows): where a dataset's subjects and columns' samples are reported, and a run's determinism. */
+export const DATA_SUBJECTS_FACET = "provgraph_dataSubjects";
+export const COLUMN_SAMPLES_FACET = "provgraph_columnSamples";
+export const DETERMINISM_FACET = "provgraph_determinism";
+
+/**
+ * Hashes a data-subject key found at `pointer` (the erasure room's keyed hash); throws the typed
+ * refusal when the server cannot (no PROVGRAPH_ERASURE_SECRET).
+ */
+export type SubjectKeyHashing = (key: string, pointer: string) => string;
 
 /** What the fold of a run reads from one of its events (stored as canonical JSON beside the event). */
 export interface RunFacts {
@@ -72,6 +108,8 @@ export interface RunFacts {
   params: Record<string, unknown>;
   codeVersion: string | null;
   imageDigest: string | null;
+  /** The provgraph_determinism run facet's `deterministic` (null: not reported; absent in events stored before it was read). */
+  deterministic?: boolean | null;
   agent: string | null;
   /** Inputs, and the datasets column lineage reads that the inputs do not list. */
   inputs: DatasetMention[];
@@ -104,9 +142,16 @@ export type ParsedEvent =
 
 /**
  * Reads a schema-valid event (see OpenLineageSchema); `sent` is the event as sent (its JSON text).
- * Throws InvalidEventError for names provgraph cannot keep apart.
+ * Throws InvalidEventError for names provgraph cannot keep apart. Data-subject keys (the
+ * provgraph_dataSubjects facet) never go further than here: they are replaced by their keyed
+ * hashes (`hashSubjectKey`) in the event, which is then what is stored and what identifies it.
  */
-export function parseEvent(event: Record<string, unknown>, sent: string = JSON.stringify(event)): ParsedEvent {
+export function parseEvent(event: Record<string, unknown>, sent: string = JSON.stringify(event), hashSubjectKey?: SubjectKeyHashing): ParsedEvent {
+  const scrubbed = withHashedSubjects(event, hashSubjectKey);
+  if (scrubbed !== event) {
+    event = scrubbed;
+    sent = JSON.stringify(scrubbed);
+  }
   const time = parseEventTime(String(event.eventTime));
   if (!time) throw new InvalidEventError("/eventTime", "is not a date-time");
   const base: EventBase = {
@@ -167,6 +212,7 @@ function parseRunEvent(event: Record<string, unknown>, base: EventBase): ParsedE
     params: paramsOf(runFacets, jobFacets),
     codeVersion: optionalText(location.version) ?? optionalText(codeFacet.gitSha) ?? optionalText(codeFacet.version),
     imageDigest: optionalText(codeFacet.image) ?? optionalText(codeFacet.imageDigest),
+    deterministic: determinismOf(runFacets),
     agent: isRecord(owners[0]) && typeof owners[0].name === "string" ? safe(owners[0].name, "/job/facets/ownership/owners/0/name") : null,
     inputs: [...inputMentions.values()],
     outputs: outputs.map((o) => ({ namespace: o.namespace, name: o.name, version: o.version, columnSources: columnSourcesOf(o.columnLineage) })),
@@ -198,7 +244,11 @@ function withoutBaseFields(facet: Record<string, unknown>): Record<string, unkno
 function inputReport(value: unknown, pointer: string): InputReport {
   const dataset = record(value);
   const facets = record(dataset.facets);
-  return { ...datasetName(dataset, pointer), version: versionOf(facets, pointer), fields: schemaFieldsOf(facets, `${pointer}/facets/schema`) };
+  const details = datasetDetails(dataset, pointer);
+  // Column metrics are an input facet: what the run measured of what it read.
+  const metrics = record(record(record(dataset.inputFacets).dataQualityMetrics).columnMetrics);
+  for (const [field, value] of Object.entries(metrics)) details.columnFacets.push({ field: safe(field, `${pointer}/inputFacets/dataQualityMetrics/columnMetrics/${escapePointer(field)}`), facet: "dataQualityMetrics", value: withoutBaseFields(record(value)) });
+  return { ...datasetName(dataset, pointer), version: versionOf(facets, pointer), ...details };
 }
 
 function outputReport(value: unknown, pointer: string): OutputReport {
@@ -207,9 +257,67 @@ function outputReport(value: unknown, pointer: string): OutputReport {
   return {
     ...datasetName(dataset, pointer),
     version: versionOf(facets, pointer),
-    fields: schemaFieldsOf(facets, `${pointer}/facets/schema`),
+    ...datasetDetails(dataset, pointer),
     columnLineage: isRecord(facets.columnLineage) ? columnLineageOf(facets.columnLineage, `${pointer}/facets/columnLineage`) : null,
   };
+}
+
+/** A dataset's schema, tags, per-column facets and (hashed) data subjects. */
+function datasetDetails(dataset: Record<string, unknown>, pointer: string): DatasetDetails {
+  const facets = record(dataset.facets);
+  const columnFacets: ColumnFacetReport[] = [];
+  const fields = schemaFieldsOf(facets, `${pointer}/facets/schema`, columnFacets);
+  const tags: ReportedDatasetTag[] = list(record(facets.tags).tags).map((item, i) => {
+    const tag = record(item);
+    const at = `${pointer}/facets/tags/tags/${i}`;
+    return { key: text(tag.key, `${at}/key`), value: text(tag.value, `${at}/value`), source: typeof tag.source === "string" ? safe(tag.source, `${at}/source`) : null, field: typeof tag.field === "string" ? safe(tag.field, `${at}/field`) : null };
+  });
+  const byField = new Map<string, { key: string; value: string; source: string | null }[]>();
+  for (const t of tags) if (t.field !== null) byField.set(t.field, [...(byField.get(t.field) ?? []), { key: t.key, value: t.value, source: t.source }]);
+  for (const [field, value] of byField) columnFacets.push({ field, facet: "tags", value });
+  const samples = record(record(facets[COLUMN_SAMPLES_FACET]).fields);
+  for (const [field, values] of Object.entries(samples)) {
+    const at = `${pointer}/facets/${COLUMN_SAMPLES_FACET}/fields/${escapePointer(field)}`;
+    if (!Array.isArray(values)) throw new InvalidEventError(at, "must be an array of sample values");
+    columnFacets.push({ field: safe(field, at), facet: COLUMN_SAMPLES_FACET, value: values });
+  }
+  const subjects = list(record(facets[DATA_SUBJECTS_FACET]).keys).map((keyHash, i) => ({ keyHash: String(keyHash), pointer: `${pointer}/facets/${DATA_SUBJECTS_FACET}/keys/${i}` }));
+  return { fields, tags, columnFacets, subjects };
+}
+
+/** The provgraph_determinism run facet: `deterministic` true or false; anything else is not reported. */
+function determinismOf(runFacets: Record<string, unknown>): boolean | null {
+  const facet = record(runFacets[DETERMINISM_FACET]);
+  if (facet.deterministic === undefined) return null;
+  if (typeof facet.deterministic !== "boolean") throw new InvalidEventError(`/run/facets/${DETERMINISM_FACET}/deterministic`, "must be true or false");
+  return facet.deterministic;
+}
+
+/**
+ * The event with every key of every dataset's provgraph_dataSubjects facet replaced by its keyed
+ * hash (the same object when it has none). A key that is not a non-empty string is refused, and
+ * without a way to hash keys the facet is refused: a key is never kept as sent.
+ */
+function withHashedSubjects(event: Record<string, unknown>, hash: SubjectKeyHashing | undefined): Record<string, unknown> {
+  let copy: Record<string, unknown> | null = null;
+  for (const side of ["inputs", "outputs"] as const) {
+    list(event[side]).forEach((dataset, i) => {
+      const facet = record(record(record(dataset).facets)[DATA_SUBJECTS_FACET]);
+      if (!(DATA_SUBJECTS_FACET in record(record(dataset).facets))) return;
+      const at = `/${side}/${i}/facets/${DATA_SUBJECTS_FACET}/keys`;
+      if (!Array.isArray(facet.keys)) throw new InvalidEventError(at, "must be an array of data-subject keys (strings)");
+      const hashed = facet.keys.map((key, k) => {
+        if (typeof key !== "string" || key.trim() === "") throw new InvalidEventError(`${at}/${k}`, "must be a non-empty string (a data-subject key)");
+        if (key.length > 1_024) throw new InvalidEventError(`${at}/${k}`, "is longer than 1024 characters");
+        if (!hash) throw new InvalidEventError(`${at}/${k}`, "cannot be recorded: this server hashes no data-subject keys");
+        return hash(key, `${at}/${k}`);
+      });
+      copy ??= structuredClone(event);
+      const target = record(record((copy[side] as unknown[])[i]).facets);
+      target[DATA_SUBJECTS_FACET] = { ...record(target[DATA_SUBJECTS_FACET]), keys: hashed };
+    });
+  }
+  return copy ?? event;
 }
 
 function versionOf(facets: Record<string, unknown>, pointer: string): string | null {
@@ -217,8 +325,8 @@ function versionOf(facets: Record<string, unknown>, pointer: string): string | n
   return typeof version === "string" ? safe(version, `${pointer}/facets/version/datasetVersion`) : null;
 }
 
-/** Schema facet fields, nested struct fields as dotted paths ("address.city"), in order. */
-function schemaFieldsOf(facets: Record<string, unknown>, pointer: string): SchemaField[] | null {
+/** Schema facet fields, nested struct fields as dotted paths ("address.city"), in order; each field's own entry is a column facet. */
+function schemaFieldsOf(facets: Record<string, unknown>, pointer: string, columnFacets: ColumnFacetReport[] = []): SchemaField[] | null {
   const schema = record(facets.schema);
   if (!Array.isArray(schema.fields)) return null;
   const fields: SchemaField[] = [];
@@ -227,6 +335,8 @@ function schemaFieldsOf(facets: Record<string, unknown>, pointer: string): Schem
       const field = record(item);
       const name = `${prefix}${safe(String(field.name), `${at}/${i}/name`)}`;
       fields.push({ field: name, type: optionalText(field.type), description: optionalText(field.description) });
+      const { name: _name, fields: _nested, ...entry } = field;
+      columnFacets.push({ field: name, facet: "schema", value: entry });
       if (Array.isArray(field.fields)) visit(field.fields, `${name}.`, `${at}/${i}/fields`);
     });
   visit(schema.fields, "", `${pointer}/fields`);

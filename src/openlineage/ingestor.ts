@@ -2,6 +2,7 @@ import { ProvenanceError } from "../../plugins/errors";
 import type { ProvgraphPlugin } from "../../plugins/types";
 import type { DatabaseProvider } from "../db/database-url";
 import { jsonDepthExceeds } from "../limits/json-depth";
+import { databaseOutageOf } from "../services/errors";
 import type { RunId } from "../services/ids";
 import type { CommitPath, OperationRegistry } from "../services/recording";
 import type { ExecutionStatus } from "../services/records";
@@ -13,6 +14,7 @@ import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
 import { nextRecordingInstant } from "./recording-clock";
 import { OpenLineageSchema } from "./schema-validator";
 import type { Logger } from "../logger";
+import type { SubjectKeys } from "../services/compliance";
 
 export type EventResultStatus = "STORED" | "DUPLICATE" | "REFUSED";
 
@@ -52,6 +54,8 @@ export interface OpenLineageIngestorDeps {
   provider: DatabaseProvider;
   /** Where our faults are logged (with their stack and the request id); the caller only sees INTERNAL_SERVER_ERROR. */
   logger: Pick<Logger, "error">;
+  /** Hashes the data-subject keys of the provgraph_dataSubjects facet as events arrive (absent: such events are refused). */
+  subjectKeys?: SubjectKeys;
 }
 
 /** Events one recording unit holds at most: its write lock is held for a few hundred milliseconds at worst. */
@@ -92,9 +96,15 @@ export class OpenLineageIngestor {
         results[index] = refusal(index, eventErrorOf(error));
       }
     });
+    let outage: EventError | undefined;
     for (let start = 0; start < checked.length; start += CHUNK_EVENTS) {
       const chunk = checked.slice(start, start + CHUNK_EVENTS);
-      for (const result of await this.record(chunk)) results[result.index] = result;
+      // Once the database is found unavailable, the events after are not tried: each would wait to fail the same way.
+      const recorded = outage === undefined ? await this.record(chunk) : chunk.map(({ index, event }) => unrecorded(index, event, outage!));
+      for (const result of recorded) {
+        results[result.index] = result;
+        if (result.error?.code === "DATABASE_UNAVAILABLE") outage ??= result.error;
+      }
     }
     for (const result of results) {
       if (result.error?.fault !== undefined) this.deps.logger.error({ requestId, index: result.index, runId: result.runId, err: result.error.fault }, "unexpected error while ingesting an OpenLineage event");
@@ -116,8 +126,9 @@ export class OpenLineageIngestor {
       try {
         const outcomes = await run(chunk);
         return chunk.map(({ index, event }, i) => stored(index, event, outcomes[i]));
-      } catch {
-        // Fall through: each event alone, so one refusal (or fault) cannot take the others with it.
+      } catch (error) {
+        // An outage takes every event of the chunk alike; otherwise each event alone, so one refusal (or fault) cannot take the others with it.
+        if (databaseOutageOf(error)) return chunk.map(({ index, event }) => failed(index, event, error));
       }
     }
     const results: EventResult[] = [];
@@ -140,7 +151,8 @@ export class OpenLineageIngestor {
     if (size > OPENLINEAGE_LIMITS.maxEventBytes) throw new EventTooLargeError(size, OPENLINEAGE_LIMITS.maxEventBytes);
     const violation = this.schema.validate(event);
     if (violation) throw new InvalidEventError(violation.pointer, violation.reason);
-    const parsed = parseEvent(event as Record<string, unknown>, text);
+    const subjectKeys = this.deps.subjectKeys;
+    const parsed = parseEvent(event as Record<string, unknown>, text, subjectKeys ? (key, pointer) => subjectKeys.hash(key, { pointer }) : undefined);
     // Names were checked by the parse, with their rules; any other string may still hold a NUL.
     const nul = nulIn(event);
     if (nul) throw new InvalidEventError(nul.pointer, `contains the control character U+0000 at index ${nul.index}, which provgraph does not store`);
@@ -148,11 +160,18 @@ export class OpenLineageIngestor {
   }
 }
 
+/** An event not tried because the database was found unavailable before its turn. */
+function unrecorded(index: number, event: ParsedEvent, outage: EventError): EventResult {
+  return { ...refusal(index, outage), kind: event.kind, runId: event.kind === "RUN" ? event.runId : null };
+}
+
 function refusal(index: number, error: EventError): EventResult {
   return { index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error };
 }
 
 function eventErrorOf(error: unknown): EventError {
+  const outage = databaseOutageOf(error);
+  if (outage) return { code: outage.code, message: outage.message, pointer: null, reason: null, details: outage.details };
   if (error instanceof ProvenanceError) {
     const details = error.details;
     return {
@@ -165,3 +184,4 @@ function eventErrorOf(error: unknown): EventError {
   }
   return { code: "INTERNAL_SERVER_ERROR", message: "Unexpected error.", pointer: null, reason: null, details: {}, fault: error };
 }
+

@@ -4,10 +4,13 @@ import type { DbTx } from "../db/client";
 import type { DatabaseProvider } from "../db/database-url";
 import { canonicalJson } from "../services/canonical-json";
 import { type ColumnEdgeDraft, type DatasetColumnRecord, stageColumnEdges, stageDatasetColumns } from "../services/columns";
+import { type ColumnFacetRow, POLICY_TAG, type ReportedTag, stageColumnFacets, stageReportedTags } from "../services/compliance";
 import { type ArtifactId, type RunId, specIdFrom, type SpecId } from "../services/ids";
 import {
   checkRequestShape,
   insertRows,
+  noteUnitWrites,
+  type SubjectDeclarationDraft,
   type OperationRegistry,
   type PreparedExecution,
   type PrepareItem,
@@ -24,7 +27,7 @@ import {
 import { type ArtifactRecord, type ExecutionRecord, type ExecutionStatus, type OperationRecord, toArtifactRecord, toExecutionRecord } from "../services/records";
 import { DATASET_ARTIFACT_TYPE, datasetArtifactId, datasetContentHash, outputVersion } from "./dataset-identity";
 import { InvalidEventError } from "./errors";
-import { type DatasetMention, type DatasetName, type ParsedEvent, type RunFacts } from "./event-facts";
+import { type DatasetMention, type DatasetName, type InputReport, type OutputReport, type ParsedEvent, type RunFacts } from "./event-facts";
 import { INPUT_ROLE, jobDeclaration, OUTPUT_ROLE } from "./job-operation";
 import { foldRun, type RunFold, type StoredRunFacts } from "./run-fold";
 
@@ -298,8 +301,8 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     [...runs.values()].flatMap((run) => run.newUses.map((u) => [run.runId, u.id, u.how === "VERSION_FACET", u.how, u.instant])),
     { ignoreConflicts: true },
   );
-  // ON CONFLICT: a JobEvent or DatasetEvent (no run lock) delivered twice at once is stored once.
-  await insertRows(tx, "OpenLineageEvent", EVENT_COLUMNS, events.flatMap((event, i) => (duplicate[i] ? [] : [eventRow(event, instants[i])])), { ignoreConflicts: true });
+  // ON CONFLICT: a JobEvent or DatasetEvent (no run lock) delivered twice at once is stored once. In the order received: the ids are that order.
+  await insertRows(tx, "OpenLineageEvent", EVENT_COLUMNS, events.flatMap((event, i) => (duplicate[i] ? [] : [eventRow(event, instants[i])])), { ignoreConflicts: true, inGivenOrder: true });
   await recordColumns(tx, events, [...runs.values()], at, new Set([...runs.values()].filter((run) => !run.existing).map((run) => run.runId as string)));
   await insertRows(tx, "OpenLineageRun", RUN_STATE_COLUMNS, [...stubs.map((stub) => stubStateRow(stub, at)), ...[...runs.values()].map((run) => runStateRow(run, at))], {
     update: { conflict: ["runId"], columns: RUN_STATE_COLUMNS.slice(1) },
@@ -345,7 +348,7 @@ function requestOf(run: RunPlan, state: RunState): RecordExecutionRequest {
     agent: fold.agent,
     parentRunId: fold.parent?.runId ?? null,
     status: fold.status,
-    pins: { inputVersions: inputVersionsOf(run.uses.slice(0, state.usesSoFar)), codeVersion: fold.codeVersion, imageDigest: fold.imageDigest, deterministic: null },
+    pins: { inputVersions: inputVersionsOf(run.uses.slice(0, state.usesSoFar)), codeVersion: fold.codeVersion, imageDigest: fold.imageDigest, deterministic: fold.deterministic },
   };
   // The shape check (safe text, canonical hashes) without the times: a producer's clock may put a
   // COMPLETE before its START; both are kept as reported.
@@ -465,10 +468,26 @@ function outputLabels(outputs: readonly { ref: { namespace: string; name: string
  * The chunk's column lineage as column edges (one per reported transformation; a `dataset` entry's
  * target field is null: the whole output), and its schema facets as the columns of the versions they
  * describe, each recorded at its event's instant. Edges and columns already recorded are not repeated.
+ * What the datasets' facets say about policy and subjects goes to the compliance room: their tags
+ * (TagsDatasetFacet: of the version, or of one `field`) become policy tags with their source, the
+ * per-column facets are kept for the columns they describe, and declared data subjects are settled
+ * (checked against the suppression list, recorded) when the unit ends.
  */
 async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: readonly RunPlan[], at: Date, newRuns: ReadonlySet<string>): Promise<void> {
   const edges: (ColumnEdgeDraft & { createdAt: Date })[] = [];
   const columns = new Map<string, DatasetColumnRecord>();
+  const facets: ColumnFacetRow[] = [];
+  const tags: ReportedTag[] = [];
+  const subjects: SubjectDeclarationDraft[] = [];
+  const details = (artifactId: ArtifactId, report: InputReport | OutputReport, event: RunEvent, runId: RunId, instant: Date) => {
+    for (const f of report.columnFacets) facets.push({ artifactId, field: f.field, facet: f.facet, value: f.value, createdAt: instant });
+    for (const t of report.tags) {
+      // A tag whose value says it does not apply ("false", "no", "0", "") is no policy tag; nor is a key no clearance can name.
+      if (!POLICY_TAG.test(t.key) || NOT_APPLYING.has(t.value.trim().toLowerCase())) continue;
+      tags.push({ target: t.field === null ? { kind: "ARTIFACT", artifactId } : { kind: "COLUMN", artifactId, field: t.field }, tag: t.key, value: t.value, reportedSource: t.source, producer: event.producer, runId, at: instant });
+    }
+    for (const s of report.subjects) subjects.push({ artifactId, key: { hash: s.keyHash }, at: { pointer: s.pointer } });
+  };
   const addColumns = (artifactId: ArtifactId, fields: { field: string; type: string | null; description: string | null }[]) =>
     fields.forEach((f, position) => {
       const key = `${artifactId}\u0000${f.field}`;
@@ -487,6 +506,7 @@ async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: rea
     for (const output of event.outputs) {
       const targetId = datasetArtifactId(outputVersion(output, run.runId));
       if (output.fields) addColumns(targetId, output.fields);
+      details(targetId, output, event, run.runId, state.instant);
       if (!output.columnLineage) continue;
       const dependencies = [
         ...output.columnLineage.fields.flatMap(({ field, inputs }) => inputs.map((d) => ({ d, targetField: field as string | null }))),
@@ -499,11 +519,20 @@ async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: rea
         }
       }
     }
-    for (const input of event.inputs) if (input.fields) addColumns(inputOf(input), input.fields);
+    for (const input of event.inputs) {
+      if (input.fields) addColumns(inputOf(input), input.fields);
+      details(inputOf(input), input, event, run.runId, state.instant);
+    }
   }
   await stageColumnEdges(tx, edges, at, { newRuns });
   await stageDatasetColumns(tx, [...columns.values()]);
+  await stageColumnFacets(tx, facets);
+  await stageReportedTags(tx, tags);
+  noteUnitWrites(tx, { subjects });
 }
+
+/** Tag values that say the tag does not apply (dbt meta `contains_pii: false` arrives as value "false"). */
+const NOT_APPLYING = new Set(["false", "no", "0", "", "none", "null"]);
 
 const EVENT_COLUMNS = ["eventKey", "kind", "eventType", "eventTime", "runId", "jobNamespace", "jobName", "datasetNamespace", "datasetName", "producer", "body", "facts", "receivedAt"];
 

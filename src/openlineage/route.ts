@@ -1,5 +1,6 @@
 import type { Plugin } from "graphql-yoga";
 import { requestIdOf } from "../http/request-log";
+import { DATABASE_RETRY_AFTER_SECONDS, DatabaseOutageError, databaseOutageOf } from "../services/errors";
 import type { Logger } from "../logger";
 import { LineageBodyError } from "./errors";
 import type { EventError, EventResult, OpenLineageIngestor, ReceivedEvent } from "./ingestor";
@@ -27,6 +28,8 @@ export function httpStatusOf(error: EventError): number {
       return 413;
     case "INTERNAL_SERVER_ERROR":
       return 500;
+    case "DATABASE_UNAVAILABLE":
+      return 503; // retryable: with Retry-After
     case "OPERATION_DECLARATION":
       return 409; // the job's operation name+version is registered with another declaration
     case "INVALID_EVENT":
@@ -81,7 +84,14 @@ export function useOpenLineageRoutes(
         if ("unparsable" in item) unparsable.set(index, item.unparsable);
         else received.push(item);
       });
-      const ingested = await ingestor.ingest(received, requestId);
+      let ingested: EventResult[];
+      try {
+        ingested = await ingestor.ingest(received, requestId);
+      } catch (error) {
+        if (!databaseOutageOf(error)) throw error;
+        endResponse(unavailable(fetchAPI.Response));
+        return;
+      }
       // Put the NDJSON lines that were not JSON back in their places.
       const results: EventResult[] = [];
       let next = 0;
@@ -94,28 +104,45 @@ export function useOpenLineageRoutes(
         );
       }
       logOutcome(logger, requestId, url.pathname, results);
-      if (recorded) await recorded(request, url.pathname, results);
+      // Some events may have been stored before the database went away: the 503 still lists each one's
+      // result, and a client resending the whole request gets DUPLICATE for those.
+      const outage = results.some((r) => r.error?.code === "DATABASE_UNAVAILABLE");
+      const retryAfter = { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) };
+      if (recorded) {
+        try {
+          await recorded(request, url.pathname, results);
+        } catch (error) {
+          if (!databaseOutageOf(error)) throw error;
+          if (!outage) logger.warn({ requestId, route: url.pathname }, "lineage request: its audit entry could not be written (the database is unavailable)");
+        }
+      }
       if (!batch) {
         const [result] = results;
-        if (result.error) endResponse(json(httpStatusOf(result.error), { error: presentError(result.error) }));
+        if (result.error) endResponse(json(httpStatusOf(result.error), { error: presentError(result.error) }, outage ? retryAfter : {}));
         else endResponse(json(result.status === "STORED" ? 201 : 200, presentResult(result)));
         return;
       }
       const refused = results.filter((r) => r.status === "REFUSED").length;
       endResponse(
-        json(refused > 0 ? 207 : 200, {
+        json(outage ? 503 : refused > 0 ? 207 : 200, {
           stored: results.filter((r) => r.status === "STORED").length,
           duplicates: results.filter((r) => r.status === "DUPLICATE").length,
           refused,
           results: results.map(presentResult),
-        }),
+        }, outage ? retryAfter : {}),
       );
     },
   };
 }
 
 function presentError(error: EventError) {
-  return { code: error.code, message: error.message, pointer: error.pointer, reason: error.reason, ...pick(error.details, ["limit", "found", "rule"]) };
+  return { code: error.code, message: error.message, pointer: error.pointer, reason: error.reason, ...pick(error.details, ["limit", "found", "rule", "retryable", "retryAfterSeconds"]) };
+}
+
+/** The answer when nothing could be tried: the database is unavailable. */
+function unavailable(ResponseClass: typeof Response): Response {
+  const outage = new DatabaseOutageError();
+  return ResponseClass.json({ error: { code: outage.code, message: outage.message, ...outage.details } }, { status: 503, headers: outage.http.headers });
 }
 
 function presentResult(result: EventResult) {

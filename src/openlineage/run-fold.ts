@@ -26,8 +26,8 @@ export interface FoldedOutput extends DatasetMention {
  *    came, else STARTED (START, OTHER and no lifecycle event at all);
  *  - startedAt: the earliest START's eventTime; endedAt: the deciding terminal event's eventTime;
  *  - failure: the errorMessage facet of the latest event carrying one, when the run FAILED or ABORTED;
- *  - params, code version, image digest, agent, parent: each from the latest event (by eventTime)
- *    reporting it, params merged facet by facet;
+ *  - params, code version, image digest, determinism, agent, parent: each from the latest event (by
+ *    eventTime) reporting it, params merged facet by facet;
  *  - inputs and outputs: every dataset (version) any event reported, in order of eventTime;
  *    an output's column sources: the union of the datasets its column lineage names in any event.
  * Events at the same eventTime are taken in eventKey order.
@@ -41,6 +41,7 @@ export interface RunFold {
   params: Record<string, unknown>;
   codeVersion: string | null;
   imageDigest: string | null;
+  deterministic: boolean | null;
   agent: string | null;
   parent: { runId: RunId; job: DatasetName } | null;
   inputs: DatasetMention[];
@@ -66,6 +67,7 @@ export function foldRun(stored: readonly StoredRunFacts[]): RunFold {
   const params: Record<string, unknown> = {};
   let codeVersion: string | null = null;
   let imageDigest: string | null = null;
+  let deterministic: boolean | null = null;
   let agent: string | null = null;
   let parent: RunFold["parent"] = null;
   const inputs = new Map<string, DatasetMention>();
@@ -81,6 +83,7 @@ export function foldRun(stored: readonly StoredRunFacts[]): RunFold {
     Object.assign(params, facts.params);
     codeVersion = facts.codeVersion ?? codeVersion;
     imageDigest = facts.imageDigest ?? imageDigest;
+    deterministic = facts.deterministic ?? deterministic;
     agent = facts.agent ?? agent;
     parent = facts.parent ?? parent;
     for (const input of facts.inputs) if (!inputs.has(datasetKey(input))) inputs.set(datasetKey(input), { namespace: input.namespace, name: input.name, version: input.version });
@@ -106,6 +109,7 @@ export function foldRun(stored: readonly StoredRunFacts[]): RunFold {
     params,
     codeVersion,
     imageDigest,
+    deterministic,
     agent,
     parent,
     inputs: [...inputs.values()],

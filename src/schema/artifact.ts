@@ -28,7 +28,13 @@ ArtifactRef.implement({
     artifactType: t.exposeString("artifactType"),
     originalName: t.exposeString("originalName", { description: "The file or object name the producer reported." }),
     contentHash: t.exposeString("contentHash"),
-    metadata: t.expose("metadata", { type: "JSON", nullable: true }),
+    metadata: t.expose("metadata", {
+      type: "JSON",
+      nullable: true,
+      // Policy tags guard it (src/schema/policy.ts): null without the clearance for each tag the artifact holds as a whole.
+      redactBy: (a) => ({ kind: "ARTIFACT", artifactId: a.id }),
+      description: "As its producer reported it. Null without the clearance for each policy tag the artifact holds as a whole (see `redacted`).",
+    }),
     dataset: t.field({ type: DatasetRefObject, nullable: true, resolve: (artifact) => artifact.dataset }),
     createdAt: t.expose("createdAt", { type: "DateTime", description: "When provgraph first recorded it." }),
     producedBy: t.loadableList({

@@ -3,7 +3,7 @@ import DataloaderPlugin from "@pothos/plugin-dataloader";
 import ErrorsPlugin from "@pothos/plugin-errors";
 import RelayPlugin from "@pothos/plugin-relay";
 import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
-import { AUDIT_PLUGIN, type ProvgraphAuthScopes, ROOT_SCOPES_PLUGIN, scopeAuthOptions } from "../auth/pothos";
+import { AUDIT_PLUGIN, type ProvgraphAuthScopes, REDACTION_PLUGIN, ROOT_SCOPES_PLUGIN, scopeAuthOptions } from "../auth/pothos";
 import type { GraphQLContext } from "./context";
 import { decodeNodeId, encodeNodeId } from "./node-ids";
 
@@ -21,8 +21,9 @@ interface SchemaConfig {
 
 export const builder = new SchemaBuilder<SchemaConfig>({
   // Audit wraps every mutation outermost; root fields get their default scope (read, or admin for
-  // mutations) before scope-auth, which checks them ahead of every other wrapper.
-  plugins: [AUDIT_PLUGIN, ROOT_SCOPES_PLUGIN, ScopeAuthPlugin, ErrorsPlugin, RelayPlugin, DataloaderPlugin],
+  // mutations) before scope-auth, which checks them ahead of every other wrapper; policy-tag
+  // redaction then decides, per guarded field, whether its resolver runs at all.
+  plugins: [AUDIT_PLUGIN, ROOT_SCOPES_PLUGIN, ScopeAuthPlugin, REDACTION_PLUGIN, ErrorsPlugin, RelayPlugin, DataloaderPlugin],
   scopeAuth: scopeAuthOptions,
   defaultFieldNullability: false,
   relay: {

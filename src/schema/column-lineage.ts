@@ -78,7 +78,12 @@ export const ColumnObject = builder.objectRef<ColumnView>("Column").implement({
     field: t.exposeString("field", { description: "Nested fields as dotted paths (address.city)." }),
     position: t.exposeInt("position", { nullable: true, description: "0-based place in the schema; null for a field only edges name." }),
     type: t.exposeString("type", { nullable: true }),
-    description: t.exposeString("description", { nullable: true }),
+    description: t.exposeString("description", {
+      nullable: true,
+      // Policy tags guard it (src/schema/policy.ts): null without the clearance for each of the column's tags.
+      redactBy: (c) => ({ kind: "COLUMN", artifactId: c.artifactId, field: c.field }),
+      description: "As its schema described it. Null without the clearance for each of the column's policy tags (see `redacted`).",
+    }),
     artifact: t.field({ type: ArtifactRef, resolve: (c) => c.artifactId }),
     upstream: t.field({
       type: [ColumnEdgeObject],

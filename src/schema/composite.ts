@@ -18,7 +18,6 @@ import {
   type CompositeStepRunRecord,
   INTERMEDIATES_MODES,
   type PlaceTokens,
-  type RecordedComposite,
   type SoundnessWitness,
   type Wire,
   type WorkflowSoundness,
@@ -104,6 +103,9 @@ const RecordCompositeExecutionInput = builder.inputType("RecordCompositeExecutio
     pins: t.field({ type: PinsInput }),
     startedAt: t.field({ type: "DateTime", description: "Default: the earliest startedAt of its steps." }),
     endedAt: t.field({ type: "DateTime", description: "Default: the latest endedAt of its steps." }),
+    idempotencyKey: t.string({
+      description: "As recordExecution's: a retry with the same key and input is answered with the first run recorded (no second run); another input under the key is IDEMPOTENCY_KEY_REUSED.",
+    }),
   }),
 });
 
@@ -289,16 +291,25 @@ const UnpairedStepInputObject = builder.objectRef<StepUnpaired>("UnpairedStepInp
   }),
 });
 
-const RecordCompositeExecutionPayload = builder.objectRef<RecordedComposite>("RecordCompositeExecutionPayload").implement({
+/** The answer of recordCompositeExecution: from the recording, or (a retry with its idempotency key) the first run's ids and counts. */
+interface CompositeAnswer {
+  execution: ExecutionRecord | string;
+  steps: (ExecutionRecord | string)[];
+  shortcutEdgeCount: number;
+  edgeCount: number;
+  unpaired: (ExecutionLinkRecord & { step: string })[];
+}
+
+const RecordCompositeExecutionPayload = builder.objectRef<CompositeAnswer>("RecordCompositeExecutionPayload").implement({
   fields: (t) => ({
-    execution: t.field({ type: ExecutionRef, description: "The composite's execution: its inputs, its outputs and its shortcut edges.", resolve: (r) => r.execution.execution }),
-    steps: t.field({ type: [ExecutionRef], description: "Each step's execution, in the order they ran (parent: the composite's).", resolve: (r) => r.steps.map((s) => s.recorded.execution) }),
-    shortcutEdgeCount: t.int({ description: "Step-boundary shortcut edges recorded (the composite's run).", resolve: (r) => r.execution.edges.length }),
-    edgeCount: t.int({ description: "Every lineage edge recorded: shortcuts and the internal edges the intermediates mode keeps.", resolve: (r) => r.execution.edges.length + r.steps.reduce((n, s) => n + s.recorded.edges.length, 0) }),
+    execution: t.field({ type: ExecutionRef, description: "The composite's execution: its inputs, its outputs and its shortcut edges.", resolve: (r) => r.execution }),
+    steps: t.field({ type: [ExecutionRef], description: "Each step's execution, in the order they ran (parent: the composite's).", resolve: (r) => r.steps }),
+    shortcutEdgeCount: t.int({ description: "Step-boundary shortcut edges recorded (the composite's run).", resolve: (r) => r.shortcutEdgeCount }),
+    edgeCount: t.int({ description: "Every lineage edge recorded: shortcuts and the internal edges the intermediates mode keeps.", resolve: (r) => r.edgeCount }),
     unpaired: t.field({
       type: [UnpairedStepInputObject],
       description: "Inputs of steps whose groupBy paired them with nothing.",
-      resolve: (r) => r.steps.flatMap((s) => s.recorded.unpaired.map((link) => ({ ...link, step: s.step }))),
+      resolve: (r) => r.unpaired,
     }),
   }),
 });
@@ -340,6 +351,7 @@ builder.mutationFields((t) => ({
         inputs: input.inputs.map((role) => ({ role: role.role, artifactIds: role.artifactIds.map(String) })),
         steps: input.steps.map((step) => ({ ...step, lineage: step.lineage?.map((entry) => ({ output: entry.output, sources: entry.sources.map(String), kind: entry.kind })) })),
       });
+      if ("replayOf" in recorded) return { execution: recorded.replayOf, steps: recorded.steps.map((s) => s.runId), shortcutEdgeCount: recorded.shortcutEdgeCount, edgeCount: recorded.edgeCount, unpaired: recorded.unpaired };
       // The response reads back what was just written: answer it from the recording, not the database.
       const all = [recorded.execution, ...recorded.steps.map((s) => s.recorded)];
       for (const { execution, links, artifacts } of all) {
@@ -352,7 +364,13 @@ builder.mutationFields((t) => ({
       recorded.steps.forEach((s, position) =>
         compositeStepRuns(ctx).prime(s.recorded.execution.runId, { runId: s.recorded.execution.runId, compositeRunId: recorded.execution.execution.runId, step: s.step, position }),
       );
-      return recorded;
+      return {
+        execution: recorded.execution.execution,
+        steps: recorded.steps.map((s) => s.recorded.execution),
+        shortcutEdgeCount: recorded.execution.edges.length,
+        edgeCount: recorded.execution.edges.length + recorded.steps.reduce((n, s) => n + s.recorded.edges.length, 0),
+        unpaired: recorded.steps.flatMap((s) => s.recorded.unpaired.map((link) => ({ ...link, step: s.step }))),
+      };
     },
   }),
 }));

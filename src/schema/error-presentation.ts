@@ -2,6 +2,7 @@ import { PothosValidationError } from "@pothos/core";
 import { GraphQLError } from "graphql";
 import { createGraphQLError } from "graphql-yoga";
 import { ProvenanceError } from "../../plugins/errors";
+import { databaseOutageOf } from "../services/errors";
 
 /**
  * How errors leave the API. A caller's mistake keeps its message and carries a stable
@@ -14,11 +15,13 @@ import { ProvenanceError } from "../../plugins/errors";
  *   (GRAPHQL_VALIDATION_FAILED), request limits (src/limits), variables that do not fit their
  *   types (BAD_USER_INPUT, graphql-js's own message);
  * - while executing: ProvenanceError (NOT_FOUND, INVALID_ID, …) and Pothos argument validation.
+ * Not a mistake and not a fault: the database being unavailable (DATABASE_UNAVAILABLE, HTTP 503 +
+ * Retry-After, however the driver said it).
  */
 export function presentError(error: unknown): GraphQLError {
   presented.add(error as object);
   const graphqlError = error instanceof GraphQLError ? error : undefined;
-  const original = graphqlError?.originalError ?? error;
+  const original = databaseOutageOf(graphqlError?.originalError ?? error) ?? graphqlError?.originalError ?? error;
   const location = graphqlError ? { nodes: graphqlError.nodes, source: graphqlError.source, positions: graphqlError.positions, path: graphqlError.path } : {};
   if (original instanceof ProvenanceError) {
     // An error may say how the HTTP response should answer it (auth: 401/403 and WWW-Authenticate);

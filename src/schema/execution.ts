@@ -12,7 +12,7 @@ import { OperationRef } from "./operation";
 
 export const ExecutionStatusEnum = builder.enumType("ExecutionStatus", { values: EXECUTION_STATUSES });
 
-const ReplayPinsObject = builder.objectRef<ReplayPins>("ReplayPins").implement({
+export const ReplayPinsObject = builder.objectRef<ReplayPins>("ReplayPins").implement({
   description: "What a replay must pin to reproduce this execution exactly.",
   fields: (t) => ({
     inputVersions: t.expose("inputVersions", { type: "JSON", nullable: true }),

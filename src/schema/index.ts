@@ -15,6 +15,8 @@ import "./access";
 import "./column-lineage";
 import "./dataset";
 import "./openlineage";
+import "./policy";
+import "./compliance";
 import "./subscription";
 import "./integrity";
 

@@ -1,8 +1,9 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import { type EventResult, OPENLINEAGE_LIMITS, type OpenLineageRunRecord, type StoredEventRecord, type StoredEventSelector } from "../openlineage";
-import { InvalidArgumentError } from "../services/errors";
+import { DatabaseOutageError, InvalidArgumentError } from "../services/errors";
 import type { RunId } from "../services/ids";
+import { redactedFields } from "../auth/pothos";
 import { builder } from "./builder";
 import { resolveKeysetConnection } from "./connection-page";
 import type { GraphQLContext } from "./context";
@@ -66,11 +67,14 @@ builder.mutationField("ingestOpenLineageEvents", (t) =>
       `OpenLineage events (RunEvent, JobEvent, DatasetEvent; spec 2-0-x), as POST /api/v1/lineage takes them: each is validated against the official schema and recorded atomically, ` +
       `independently of the others (one refused event does not stop the rest). At most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call.`,
     args: { events: t.arg({ type: ["JSON"], required: true }) },
-    resolve: (_root, { events }, ctx) => {
+    resolve: async (_root, { events }, ctx) => {
       if (events.length > OPENLINEAGE_LIMITS.maxMutationEvents) {
         throw new InvalidArgumentError("events", `at most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call, got ${events.length} (send more through POST /api/v1/lineage/batch)`);
       }
-      return ctx.openLineage.ingestor.ingest(events.map((event) => ({ event })), ctx.requestId);
+      const results = await ctx.openLineage.ingestor.ingest(events.map((event) => ({ event })), ctx.requestId);
+      // The request as a whole answers 503 + Retry-After; resending it is safe (events stored before the outage come back DUPLICATE).
+      if (results.some((r) => r.error?.code === "DATABASE_UNAVAILABLE")) throw new DatabaseOutageError();
+      return results;
     },
   }),
 );
@@ -85,9 +89,25 @@ const StoredEventObject = builder.objectRef<StoredEventRecord>("OpenLineageEvent
     receivedAt: t.expose("receivedAt", { type: "DateTime" }),
     producer: t.exposeString("producer"),
     runId: t.id({ nullable: true, resolve: (e) => e.runId }),
-    event: t.expose("event", { type: "JSON", description: "The event exactly as it was sent." }),
+    event: t.expose("event", {
+      type: "JSON",
+      nullable: true,
+      // Its facets may carry what policy tags protect (descriptions, samples): guarded by the tags of its run and of every dataset it names.
+      redactBy: (e) => eventSubject(e),
+      description:
+        "The event exactly as it was sent (data-subject keys replaced by their keyed hashes). Null without the clearance for each policy tag held by its run's artifacts or by any version of a dataset it names (see `redacted`).",
+    }),
+    redacted: t.stringList({ description: "The fields of this event redacted for you (event).", resolve: (e, args, ctx) => redactedFields("OpenLineageEvent")(e, args, ctx) }),
   }),
 });
+
+/** Every dataset an event names (inputs, outputs, a DatasetEvent's dataset) and its run. */
+function eventSubject(e: StoredEventRecord): object {
+  const body = (e.event ?? {}) as { inputs?: unknown; outputs?: unknown; dataset?: unknown };
+  const named = [...(Array.isArray(body.inputs) ? body.inputs : []), ...(Array.isArray(body.outputs) ? body.outputs : []), ...(body.dataset ? [body.dataset] : [])] as { namespace?: unknown; name?: unknown }[];
+  const datasets = named.filter((d) => typeof d?.namespace === "string" && typeof d?.name === "string").map((d) => ({ kind: "DATASET", namespace: d.namespace as string, name: d.name as string }));
+  return { kind: "ANY", of: [...(e.runId ? [{ kind: "RUN", runId: e.runId }] : []), ...datasets] };
+}
 
 const NameInput = builder.inputType("OpenLineageNameInput", {
   description: "An OpenLineage job or dataset: namespace and name.",

@@ -1,6 +1,6 @@
 import { REQUEST_LIMITS } from "../limits/request-limits";
 import { InvalidArgumentError } from "../services/errors";
-import { type RecordedExecution, type RecordExecutionRequest, yieldToEventLoop } from "../services/recording";
+import { type RecordedExecution, type RecordExecutionRequest, type ReplayedExecution, yieldToEventLoop } from "../services/recording";
 import { builder } from "./builder";
 import type { GraphQLContext } from "./context";
 import type { ExecutionLinkRecord, ExecutionRecord } from "../services/records";
@@ -61,6 +61,10 @@ const ArtifactDraftInput = builder.inputType("ArtifactDraftInput", {
     metadata: t.field({
       type: "JSON",
       description: 'Free JSON. {"$artifact": "art_…"} anywhere inside makes this artifact a config referencing that one (a CONFIG_REFERENCE edge referenced → this artifact).',
+    }),
+    subjectKeys: t.stringList({
+      description:
+        "The data subjects whose records this artifact holds (erasure plans start from them). Stored only as keyed hashes (HMAC, PROVGRAPH_ERASURE_SECRET), never as given; a subject on the suppression list refuses the recording (SUBJECT_SUPPRESSED). At most 1,000.",
     }),
   }),
 });
@@ -123,6 +127,11 @@ const RecordExecutionInput = builder.inputType("RecordExecutionInput", {
     status: t.field({ type: ExecutionStatusEnum, description: "Default COMPLETED." }),
     startedAt: t.field({ type: "DateTime" }),
     endedAt: t.field({ type: "DateTime" }),
+    idempotencyKey: t.string({
+      description:
+        "Up to 255 characters, chosen by the client for this recording (a UUID, or the pipeline's own run key). A retry with the same key and the same input is answered with the first recording (no second run); " +
+        "the same key with another input is IDEMPOTENCY_KEY_REUSED. The key commits with the recording: one refused leaves the key unused.",
+    }),
   }),
 });
 
@@ -135,7 +144,7 @@ export const UnpairedInputObject = builder.objectRef<ExecutionLinkRecord>("Unpai
   }),
 });
 
-const RecordExecutionPayload = builder.objectRef<{ execution: ExecutionRecord; edgeCount: number; unpaired: ExecutionLinkRecord[] }>("RecordExecutionPayload").implement({
+const RecordExecutionPayload = builder.objectRef<{ execution: ExecutionRecord | string; edgeCount: number; unpaired: ExecutionLinkRecord[] }>("RecordExecutionPayload").implement({
   fields: (t) => ({
     execution: t.field({ type: ExecutionRef, resolve: (payload) => payload.execution }),
     edgeCount: t.exposeInt("edgeCount", { description: "Lineage edges recorded." }),
@@ -213,8 +222,12 @@ function requestOf(input: RecordExecutionArgs): RecordExecutionRequest {
 /** Artifacts primed between two turns of the event loop (a 30,000-output answer primes as many). */
 const PRIMES_PER_TURN = 5_000;
 
-/** The response reads back what was just written: answer it from the recording, not the database. */
-async function answerFrom(ctx: GraphQLContext, recorded: RecordedExecution) {
+/**
+ * The response reads back what was just written: answer it from the recording, not the database. A
+ * retry answered by its idempotency key is answered from the first recording: its execution is read.
+ */
+async function answerFrom(ctx: GraphQLContext, recorded: RecordedExecution | ReplayedExecution) {
+  if ("replayOf" in recorded) return { execution: recorded.replayOf as string, edgeCount: recorded.edgeCount, unpaired: recorded.unpaired };
   const { execution, links, artifacts } = recorded;
   ExecutionRef.getDataloader(ctx).prime(execution.runId, execution);
   executionLinks(ctx, "CONSUMED").prime(execution.runId, links.consumed);

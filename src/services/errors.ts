@@ -1,4 +1,5 @@
 import { ProvenanceError } from "../../plugins/errors";
+import { isDatabaseUnavailable } from "../db/unavailable";
 
 /**
  * Expected failures of the core, each with a stable code. The GraphQL layer turns them into
@@ -66,4 +67,53 @@ export class InvalidContentHashError extends DomainError {
 /** A caller's value as error messages quote it: enough to recognise it, never a huge echo. */
 export function quoted(value: string, max = 80): string {
   return value.length <= max ? `'${value}'` : `'${value.slice(0, max)}…' (${value.length} characters)`;
+}
+
+/** Seconds a client is asked to wait before retrying when the database is unavailable (Retry-After). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database cannot be reached or used right now (down, restarting, out of connections): a
+ * retryable condition, not a fault of the request, answered with HTTP 503 and Retry-After. Says
+ * nothing about where the database is (no host, port or driver text). A write it interrupted may or
+ * may not have committed (a connection cut during COMMIT): a retry with the same idempotencyKey is
+ * answered with the first result, never recorded twice.
+ */
+export class DatabaseOutageError extends DomainError {
+  readonly code = "DATABASE_UNAVAILABLE";
+  readonly http = { status: 503, headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) } };
+  constructor() {
+    super(`the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s`, { retryable: true, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
+  }
+}
+
+/**
+ * A write kept meeting deadlocks or serialization failures (or, on SQLite, a busy database) and the
+ * commit path ran out of attempts (it runs the whole transaction again a few times first):
+ * retryable, HTTP 503 with Retry-After. Nothing of it was committed.
+ */
+export class TransactionConflictError extends DomainError {
+  readonly code = "TRANSACTION_CONFLICT";
+  readonly http = { status: 503, headers: { "Retry-After": "1" } };
+  constructor(attempts: number, cause: unknown) {
+    super(`the write met concurrent writes ${attempts} times in a row and was not recorded; retry in 1 s`, { attempts, retryable: true, retryAfterSeconds: 1 });
+    this.cause = cause;
+  }
+}
+
+/** The typed outage an error stands for (undefined when it is something else). */
+export function databaseOutageOf(error: unknown): DatabaseOutageError | undefined {
+  if (error instanceof DatabaseOutageError) return error;
+  return error instanceof ProvenanceError || !isDatabaseUnavailable(error) ? undefined : new DatabaseOutageError();
+}
+
+/** An idempotency key already recorded another request: a retry must send the same input with its key. */
+export class IdempotencyKeyReusedError extends DomainError {
+  readonly code = "IDEMPOTENCY_KEY_REUSED";
+  constructor(key: string, runId: string) {
+    super(`idempotencyKey ${quoted(key)} was first used for a different request (recorded as ${runId}); a retry must send the same input, a new recording a new key`, {
+      field: "idempotencyKey",
+      runId,
+    });
+  }
 }

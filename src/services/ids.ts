@@ -20,16 +20,20 @@ export type SpecId = Branded<string, "SpecId">;
 /** "op_" + hash(name, version). */
 export type OperationId = Branded<string, "OperationId">;
 
-export type IdKind = "artifact" | "run" | "spec" | "operation";
+/** An erasure plan: "erp_" + UUIDv7 (time-ordered). */
+export type ErasurePlanId = Branded<string, "ErasurePlanId">;
+
+export type IdKind = "artifact" | "run" | "spec" | "operation" | "erasurePlan";
 
 const ID_PATTERNS: Record<IdKind, RegExp> = {
   artifact: /^art_[0-9a-f]{40}$/,
   run: /^run_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
   spec: /^spec_[0-9a-f]{40}$/,
   operation: /^op_[0-9a-f]{40}$/,
+  erasurePlan: /^erp_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
 };
 
-const PREFIXES: Record<string, IdKind> = { art: "artifact", run: "run", spec: "spec", op: "operation" };
+const PREFIXES: Record<string, IdKind> = { art: "artifact", run: "run", spec: "spec", op: "operation", erp: "erasurePlan" };
 
 export function digest40(...parts: string[]): string {
   // NUL separators keep ("ab","c") and ("a","bc") apart.
@@ -46,6 +50,10 @@ export function operationIdFor(name: string, version: string): OperationId {
 
 export function newRunId(): RunId {
   return `run_${uuidv7()}` as RunId;
+}
+
+export function newErasurePlanId(): ErasurePlanId {
+  return `erp_${uuidv7()}` as ErasurePlanId;
 }
 
 /** A UUID of any version, in any case, optionally as a `urn:uuid:` URN (what JSON Schema's "uuid" format accepts). */

@@ -1,15 +1,7 @@
 import type { GroupCommit } from "../../src/services/recording";
-import { draft, edgesByName, RECORD_EXECUTION, recordOk, registerOperation, tableCounts } from "../support/recording";
+import { draft, edgesByName, generator, RECORD_EXECUTION, recordOk, registerOperation, tableCounts, transform } from "../support/recording";
 import { createTestApp, type GraphQLResponse, type TestApp } from "../support/test-app";
 
-const generator = { name: "generate", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] };
-const transform = {
-  name: "transform",
-  version: "1",
-  kind: "CREATOR",
-  inputs: [{ role: "data", artifactType: "csv" }],
-  outputs: [{ role: "result", artifactType: "csv", inferLineageFrom: { inputs: ["data"] } }],
-};
 const other = { ...transform, name: "other" };
 
 // Issue 12 acceptance: group commit keeps every recording atomic.

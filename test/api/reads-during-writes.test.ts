@@ -1,15 +1,7 @@
-import { draft, recordOk, registerOperation } from "../support/recording";
+import { draft, generator, recordOk, registerOperation, transform } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 import { testProvider } from "../support/test-database";
 
-const generator = { name: "generate", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] };
-const transform = {
-  name: "transform",
-  version: "1",
-  kind: "CREATOR",
-  inputs: [{ role: "data", artifactType: "csv" }],
-  outputs: [{ role: "result", artifactType: "csv", inferLineageFrom: { inputs: ["data"] } }],
-};
 
 const BIG = 20_000;
 

@@ -1,16 +1,8 @@
 import { artifactIdFor } from "../../src/services/ids";
 import type { GroupCommit } from "../../src/services/recording";
-import { draft, edgesByName, recordOk, registerOperation, tableCounts } from "../support/recording";
+import { draft, edgesByName, generator, recordOk, registerOperation, tableCounts, transform } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 
-const generator = { name: "generate", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] };
-const transform = {
-  name: "transform",
-  version: "1",
-  kind: "CREATOR",
-  inputs: [{ role: "data", artifactType: "csv" }],
-  outputs: [{ role: "result", artifactType: "csv", inferLineageFrom: { inputs: ["data"] } }],
-};
 
 const RECORD_EXECUTIONS = `mutation($inputs: [RecordExecutionInput!]!) {
   recordExecutions(inputs: $inputs) {
@@ -74,13 +66,18 @@ describe("recordExecutions: a batch, one result per input", () => {
     expect(edges.sort()).toEqual(["a.csv → a_clean.csv", "a_clean.csv → a_clean_v2.csv", "a_clean.csv → a_clean_v3.csv", "a_clean_v3.csv → a_clean_v3_y.csv", "c.csv → c_clean.csv"]);
   });
 
-  test("a batch shares transactions: 20 executions, one commit", async () => {
+  // One transaction holds the 20 on a quiet machine; a transaction takes no new unit after 100 ms
+  // (GroupCommit's maxTransactionMs), so on a loaded one they may spread over a few. Never 20.
+  test("a batch shares transactions: 20 executions, a few commits at most", async () => {
     const commits = t.app.services.commits as GroupCommit;
     const before = commits.stats();
     const res = await t.gql(RECORD_EXECUTIONS, { inputs: Array.from({ length: 20 }, (_, i) => transformOf([samples["a.csv"]], [`a_batch_${i}.csv`])) });
     expect(res.errors).toBeUndefined();
     expect(res.data!.recordExecutions.filter((r: { __typename: string }) => r.__typename === "RecordExecutionPayload")).toHaveLength(20);
-    expect(commits.stats()).toEqual({ transactions: before.transactions + 1, units: before.units + 20 });
+    const after = commits.stats();
+    expect([after.units - before.units, after.retries - before.retries]).toEqual([20, 0]);
+    expect(after.transactions - before.transactions).toBeGreaterThanOrEqual(1);
+    expect(after.transactions - before.transactions).toBeLessThanOrEqual(5);
   });
 
   test("an empty batch records nothing; more than 500 inputs is INVALID_ARGUMENT and writes nothing", async () => {

@@ -1,20 +1,6 @@
 import { createTestApp, errorCodes, type TestApp } from "../support/test-app";
-import { draft, edgesByName, recordExecution, recordOk, registerOperation, sha256Of, tableCounts } from "../support/recording";
+import { draft, edgesByName, generator, recordExecution, recordOk, registerOperation, sha256Of, tableCounts, transform } from "../support/recording";
 
-const generator = {
-  name: "generate",
-  version: "1",
-  kind: "CREATOR",
-  inputs: [],
-  outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }],
-};
-const transform = {
-  name: "transform",
-  version: "1",
-  kind: "CREATOR",
-  inputs: [{ role: "data", artifactType: "csv" }],
-  outputs: [{ role: "result", artifactType: "csv", inferLineageFrom: { inputs: ["data"] } }],
-};
 
 const compare = {
   name: "compare",

@@ -12,23 +12,34 @@ function rootFieldScopes(type: GraphQLObjectType | null | undefined): Record<str
 }
 
 describe("every root field declares the scope it needs, and undeclared ones fail closed", () => {
-  test("the scopes of today's fields: reads read, recording write, declarations, token and audit work admin", () => {
+  test("the scopes of today's fields: reads read, recording write, declarations, tags, erasure, token and audit work admin", () => {
     expect(rootFieldScopes(schema.getMutationType())).toEqual({
       createApiToken: { admin: true },
+      downgradeTag: { admin: true },
+      erasurePlan: { admin: true },
+      executeErasure: { admin: true },
       ingestOpenLineageEvents: { write: true },
+      recordCatalogueFacts: { admin: true },
       recordCompositeExecution: { write: true },
       recordExecution: { write: true },
       recordExecutions: { write: true },
       registerComposite: { admin: true },
       registerOperation: { admin: true },
       revokeApiToken: { admin: true },
+      tagArtifact: { admin: true },
+      tagColumn: { admin: true },
     });
     const queries = rootFieldScopes(schema.getQueryType());
     expect(Object.entries(queries).filter(([, scopes]) => JSON.stringify(scopes) !== '{"read":true}')).toEqual([
       ["apiTokens", { admin: true }],
       ["auditLog", { admin: true }],
+      ["erasurePlanById", { admin: true }],
+      ["erasurePlans", { admin: true }],
       ["integrityReport", { admin: true }],
+      ["tagAudit", { admin: true }],
     ]);
+    // Compliance reads: evidence packages and their verification need read only (as GET /api/v1/evidence does).
+    expect([queries.evidencePackage, queries.verifyEvidence]).toEqual([{ read: true }, { read: true }]);
   });
 
   test("whatever fields are added: no query or subscription below read, no mutation below write", () => {

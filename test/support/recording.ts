@@ -54,6 +54,16 @@ export async function recordOk(t: TestApp, input: Record<string, unknown>) {
   return { ...result.execution, edgeCount: result.edgeCount as number, outputIds: outputs };
 }
 
+/** The two operations most recording tests use: a source of csv samples, and a csv → csv transform matched by stem. */
+export const generator = { name: "generate", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] };
+export const transform = {
+  name: "transform",
+  version: "1",
+  kind: "CREATOR",
+  inputs: [{ role: "data", artifactType: "csv" }],
+  outputs: [{ role: "result", artifactType: "csv", inferLineageFrom: { inputs: ["data"] } }],
+};
+
 /** An output draft whose content hash is the SHA-256 of its name (distinct names, distinct artifacts). */
 export const draft = (originalName: string) => ({ originalName, contentHash: sha256Of(originalName) });
 

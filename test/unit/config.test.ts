@@ -16,8 +16,30 @@ describe("configuration from the environment", () => {
       feedQueueLimit: 1_000,
       feedReplayWindow: 100_000,
       wsKeepAliveMs: 12_000,
+      erasureSecret: null,
+      heavyConcurrency: 4,
+      heavyQueueDepth: 64,
+      heavyQueueWaitMs: 30_000,
+      heavyBodyBytes: 262_144,
+      graphqlMaxBodyBytes: 52_428_800,
     });
     expect(DEFAULT_DATABASE_URL).toBe("file:data/provgraph.db");
+  });
+
+  test("PROVGRAPH_ERASURE_SECRET: at least 32 characters, trimmed; a bad one is described, never echoed", () => {
+    const secret = "s3cr3t-".repeat(6);
+    expect(loadConfig({ PROVGRAPH_ERASURE_SECRET: ` ${secret} ` }).erasureSecret).toBe(secret);
+    expect(loadConfig({ PROVGRAPH_ERASURE_SECRET: "  " }).erasureSecret).toBeNull();
+    const short = "too-short-secret-value";
+    let message = "";
+    try {
+      loadConfig({ PROVGRAPH_ERASURE_SECRET: short });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toBe("invalid configuration: PROVGRAPH_ERASURE_SECRET must be at least 32 characters (make one with: openssl rand -base64 32)");
+    expect(() => loadConfig({ PROVGRAPH_ERASURE_SECRET: `${secret}\u0007` })).toThrow("invalid configuration: PROVGRAPH_ERASURE_SECRET must not contain control characters");
   });
 
   test("explicit values are used", () => {
@@ -30,6 +52,12 @@ describe("configuration from the environment", () => {
     expect(config).toMatchObject({ redisUrl: "rediss://feeds:s3cret@cache.internal:6380/2", feedQueueLimit: 50, feedReplayWindow: 5000, wsKeepAliveMs: 0 });
     expect(loadConfig({ REDIS_URL: "redis://127.0.0.1" }).redisUrl).toBe("redis://127.0.0.1");
     expect(loadConfig({ REDIS_URL: "  " }).redisUrl).toBeNull();
+  });
+
+  test("admission control: HEAVY_CONCURRENCY, HEAVY_QUEUE_DEPTH, HEAVY_QUEUE_WAIT_MS, HEAVY_BODY_BYTES, GRAPHQL_MAX_BODY_BYTES", () => {
+    const config = loadConfig({ HEAVY_CONCURRENCY: "2", HEAVY_QUEUE_DEPTH: "0", HEAVY_QUEUE_WAIT_MS: "500", HEAVY_BODY_BYTES: "1024", GRAPHQL_MAX_BODY_BYTES: "2048" });
+    expect(config).toMatchObject({ heavyConcurrency: 2, heavyQueueDepth: 0, heavyQueueWaitMs: 500, heavyBodyBytes: 1024, graphqlMaxBodyBytes: 2048 });
+    expect(() => loadConfig({ HEAVY_CONCURRENCY: "0" })).toThrow("invalid configuration: HEAVY_CONCURRENCY must be between 1 and 1000, got 0");
   });
 
   test.each([

@@ -1,5 +1,5 @@
 import type { DbTx } from "../../db/client";
-import { insertRows } from "../recording";
+import { insertRows, noteUnitWrites } from "../recording";
 import type { ColumnEdgeDraft, DatasetColumnRecord } from "./column-records";
 
 type EdgeFacts = { [K in keyof ColumnEdgeDraft]: ColumnEdgeDraft[K] extends boolean ? boolean : ColumnEdgeDraft[K] extends string ? string : string | null };
@@ -30,6 +30,8 @@ export async function stageColumnEdges(tx: DbTx, edges: readonly (ColumnEdgeDraf
     ["sourceId", "sourceField", "targetId", "targetField", "runId", "type", "subtype", "description", "masking", "createdAt"],
     added.map((e) => [e.sourceId, e.sourceField, e.targetId, e.targetField, e.runId, e.type, e.subtype, e.description, e.masking, e.createdAt ?? at]),
   );
+  // Policy tags flow across them before the unit commits (the propagate stage).
+  noteUnitWrites(tx, { columnEdges: added.map((e) => ({ sourceId: e.sourceId, sourceField: e.sourceField, targetId: e.targetId, targetField: e.targetField, type: e.type })) });
   return added;
 }
 

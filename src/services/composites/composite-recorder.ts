@@ -4,9 +4,11 @@ import { CONFIG_INPUT_ROLE, type InputArtifact, type OutputDraft, type Provgraph
 import type { DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { NotFoundError } from "../errors";
-import { isIdOfKind, newRunId } from "../ids";
+import { isIdOfKind, newRunId, type RunId } from "../ids";
 import {
+  checkIdempotencyKey,
   checkRequestShape,
+  claimKey,
   type CommitPath,
   emptyPendingRecords,
   insertRows,
@@ -16,11 +18,16 @@ import {
   type RecordedExecution,
   recordedExecutionOf,
   type RecordExecutionRequest,
+  requestHashOf,
+  sameRequestOrRefuse,
   specIdOf,
   type StageableExecution,
   stageExecution,
+  type StoredKey,
+  storedKey,
+  unpairedOf,
 } from "../recording";
-import { type ArtifactRecord, type OperationRecord, toArtifactRecord } from "../records";
+import { type ArtifactRecord, type ExecutionLinkRecord, type OperationRecord, toArtifactRecord } from "../records";
 import type { CompositeRegistry } from "./composite-registry";
 import { type CompositeDefinition, exposedRoleOf, type IntermediatesMode } from "./definition";
 import { compositeStatusOf, type CompositeStepRunRequest, flagValuesOf, type PlannedStep, planSteps } from "./run-plan";
@@ -44,6 +51,17 @@ export interface RecordCompositeRequest {
   /** Default: the earliest startedAt / latest endedAt of its steps. */
   startedAt?: Date | null;
   endedAt?: Date | null;
+  /** A retry with the same key and input is answered with the first run recorded (src/services/recording/idempotency.ts). */
+  idempotencyKey?: string | null;
+}
+
+/** A retry answered from the run its idempotency key recorded first. */
+export interface ReplayedComposite {
+  replayOf: RunId;
+  steps: { step: string; runId: RunId }[];
+  shortcutEdgeCount: number;
+  edgeCount: number;
+  unpaired: (ExecutionLinkRecord & { step: string })[];
 }
 
 export interface RecordedComposite {
@@ -70,7 +88,9 @@ export class CompositeRecorder {
     private readonly plugins: readonly ProvgraphPlugin[],
   ) {}
 
-  async record(reported: RecordCompositeRequest): Promise<RecordedComposite> {
+  async record(reported: RecordCompositeRequest): Promise<RecordedComposite | ReplayedComposite> {
+    const key = checkIdempotencyKey("idempotencyKey", reported.idempotencyKey);
+    const requestHash = key === null ? "" : requestHashOf("RECORD_COMPOSITE_EXECUTION", reported);
     const where = `${reported.composite}@${reported.compositeVersion}`;
     const definition = await this.composites.find(reported.composite, reported.compositeVersion);
     const operation = definition && (await this.operations.find(definition.name, definition.version));
@@ -97,7 +117,11 @@ export class CompositeRecorder {
     const specId = specIdOf(operation, { params: { params: reported.params ?? null, flags }, inputs: request.inputs });
     const recordedAt = new Date();
 
-    return this.commits.run(async (tx, scope) => {
+    return this.commits.run(async (tx, scope): Promise<RecordedComposite | ReplayedComposite> => {
+      // A key already used: the first run's answer (or IDEMPOTENCY_KEY_REUSED), nothing recorded again.
+      const replay = (stored: StoredKey): ReplayedComposite => ({ replayOf: stored.runId, ...(sameRequestOrRefuse(key!, stored, "RECORD_COMPOSITE_EXECUTION", requestHash).answer as Omit<ReplayedComposite, "replayOf">) });
+      const known = key === null ? null : await storedKey(tx, key);
+      if (known) return replay(known);
       const inputs = await compositeInputsOf(tx, definition, request);
       const pending = emptyPendingRecords();
       pending.runIds.add(runId);
@@ -191,6 +215,17 @@ export class CompositeRecorder {
         edges: shortcuts,
         recordedAt,
       };
+      const stagedSteps = prepared.map(({ step, execution }) => ({ step: step.definition.name, staged: mode === "DISCARD" ? withoutIntermediates(execution, intermediates) : execution }));
+      if (key !== null) {
+        const answer: Omit<ReplayedComposite, "replayOf"> = {
+          steps: stagedSteps.map(({ step, staged }) => ({ step, runId: staged.draft.runId as RunId })),
+          shortcutEdgeCount: shortcuts.length,
+          edgeCount: shortcuts.length + stagedSteps.reduce((n, s) => n + s.staged.edges.length, 0),
+          unpaired: stagedSteps.flatMap(({ step, staged }) => unpairedOf(staged).map((link) => ({ ...link, step }))),
+        };
+        const holder = await claimKey(tx, key, { kind: "RECORD_COMPOSITE_EXECUTION", requestHash, runId, answer }, recordedAt);
+        if (holder) return replay(holder);
+      }
       const recorded = recordedExecutionOf(composite, await stageExecution(tx, composite));
       await insertRows(tx, "CompositeRun", ["runId", "compositeId", "flags", "intermediates"], [[runId, definition.id, canonicalJson(flags), mode]]);
       await insertRows(
@@ -200,10 +235,7 @@ export class CompositeRecorder {
         prepared.map((p, position) => [p.execution.draft.runId, runId, p.step.definition.name, position]),
       );
       const recordedSteps: RecordedComposite["steps"] = [];
-      for (const { step, execution } of prepared) {
-        const staged = mode === "DISCARD" ? withoutIntermediates(execution, intermediates) : execution;
-        recordedSteps.push({ step: step.definition.name, recorded: recordedExecutionOf(staged, await stageExecution(tx, staged)) });
-      }
+      for (const { step, staged } of stagedSteps) recordedSteps.push({ step, recorded: recordedExecutionOf(staged, await stageExecution(tx, staged)) });
 
       scope.emit({ type: "EXECUTION_RECORDED", execution: recorded.execution, edges: recorded.edges });
       for (const { recorded: step } of recordedSteps) scope.emit({ type: "EXECUTION_RECORDED", execution: step.execution, edges: step.edges });

@@ -16,6 +16,15 @@ import { yieldToEventLoop } from "./yield";
  * with a turn of the event loop between them, so a 30,000-output execution never holds the
  * process for long (reads on the other connection answer meanwhile). With `returning`, the named
  * column of the rows actually inserted is returned (with ignoreConflicts: which rows were new).
+ *
+ * Rows that may meet existing ones (ignoreConflicts, update) go in sorted by their values (issue
+ * 13, point 1): two transactions inserting the same keys then take their locks in the same order,
+ * so they wait for one another instead of deadlocking (two runs re-emitting the same files in
+ * another order deadlocked on "Artifact"). The conflict key leads the columns in every such call
+ * (Artifact.id; ExecutionArtifact's runId, artifactId, direction, role; DatasetColumn's artifactId,
+ * field; …), so sorting by the whole row is sorting by the key. Rows without conflicts keep the
+ * order given (edge ids and feed sequences follow recording order), and so do rows inserted
+ * `inGivenOrder` (OpenLineage events: their ids are their arrival order).
  */
 const ROWS_PER_STATEMENT = 500;
 /**
@@ -29,12 +38,18 @@ const MAX_BIND_VARIABLES = 30_000;
 export interface InsertOptions {
   ignoreConflicts?: boolean;
   returning?: string;
+  /**
+   * Keep the rows in the order given even though they may conflict (their autoincrement ids must follow
+   * arrival order, as OpenLineage events' do); such a table takes its deadlock risk to the commit path's retries.
+   */
+  inGivenOrder?: boolean;
   /** An upsert: a row whose key (`conflict`) exists gets these columns from the new row. */
   update?: { conflict: readonly string[]; columns: readonly string[] };
 }
 
-export async function insertRows(tx: DbTx, table: string, columns: readonly string[], rows: readonly unknown[][], options: InsertOptions = {}): Promise<string[]> {
-  if (rows.length === 0) return [];
+export async function insertRows(tx: DbTx, table: string, columns: readonly string[], given: readonly unknown[][], options: InsertOptions = {}): Promise<string[]> {
+  if (given.length === 0) return [];
+  const rows = (options.ignoreConflicts || options.update) && !options.inGivenOrder ? inKeyOrder(given) : given;
   const direct = directStatementsOf(tx);
   const perStatement = direct?.provider === "postgres" ? ROWS_PER_STATEMENT : Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(MAX_BIND_VARIABLES / columns.length)));
   const returned: string[] = [];
@@ -99,4 +114,26 @@ function jsonPayload(columns: readonly string[], rows: readonly unknown[][]): st
 function valuesInsert(table: string, columns: readonly string[], rows: readonly unknown[][], options: InsertOptions) {
   const head = Prisma.raw(`INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES `);
   return Prisma.sql`${head}${Prisma.join(rows.map((row) => Prisma.sql`(${Prisma.join(row)})`))}${Prisma.raw(conflictAndReturning(options))}`;
+}
+
+/** Rows sorted by their values, column by column: one order for every transaction (strings by code unit, no locale). */
+function inKeyOrder(rows: readonly unknown[][]): unknown[][] {
+  return [...rows].sort((a, b) => {
+    for (let i = 0; i < a.length; i++) {
+      const order = compareValues(a[i], b[i]);
+      if (order !== 0) return order;
+    }
+    return 0;
+  });
+}
+
+function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  const x = a instanceof Date ? a.getTime() : typeof a === "boolean" ? Number(a) : a;
+  const y = b instanceof Date ? b.getTime() : typeof b === "boolean" ? Number(b) : b;
+  if (typeof x === "number" && typeof y === "number") return x - y;
+  const [p, q] = [String(x), String(y)];
+  return p < q ? -1 : p > q ? 1 : 0;
 }

@@ -2,6 +2,7 @@ import type { ProvenanceEdgeDraft } from "../../../plugins/types";
 import type { Db, DbTx } from "../../db/client";
 import type { RunId } from "../ids";
 import type { ExecutionRecord, ExecutionStatus } from "../records";
+import { beginUnitWrites, endUnitWrites, isEmptyUnitWrites, type UnitWrites } from "./unit-writes";
 
 /**
  * What a committed recording tells the rest of the system (feeds publish these, in commit order):
@@ -46,6 +47,13 @@ export interface EventJournal {
 }
 
 /**
+ * What runs at the end of every unit, inside its transaction, with everything the unit staged
+ * (./unit-writes.ts): the suppression check of declared data subjects and the propagate plugins
+ * (src/services/services.ts composes it). A throw rolls the unit back like any failure of the unit.
+ */
+export type UnitFinisher = (tx: DbTx, writes: UnitWrites) => Promise<void>;
+
+/**
  * Hears what one transaction committed: every event of the units it held, in the order they ran;
  * `receipts[i]` is the journal's answer for `events[i]` (empty when the path has no journal).
  */
@@ -60,6 +68,24 @@ export interface CommitPath {
   run<T>(unit: RecordingUnit<T>): Promise<T>;
   /** Listen to committed events; returns a function that stops listening. */
   onCommitted(listener: CommitListener): () => void;
+}
+
+/**
+ * Runs one unit in `tx` (a transaction of its own, or its savepoint in a shared one), noting what
+ * it stages, then its finisher with that, still inside the transaction: a finisher that throws
+ * fails the unit.
+ */
+export async function runUnit<T>(tx: DbTx, unit: RecordingUnit<T>, scope: UnitScope, finishUnit?: UnitFinisher): Promise<T> {
+  beginUnitWrites(tx);
+  let value: T;
+  let writes: UnitWrites;
+  try {
+    value = await unit(tx, scope);
+  } finally {
+    writes = endUnitWrites(tx);
+  }
+  if (finishUnit && !isEmptyUnitWrites(writes)) await finishUnit(tx, writes);
+  return value;
 }
 
 /** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
@@ -97,11 +123,16 @@ export class CommitListeners {
 export class TransactionPerUnit implements CommitPath {
   private readonly listeners: CommitListeners;
 
-  /** `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed. */
+  /**
+   * `reportListenerError`: a listener that throws must not fail a caller whose unit is already committed.
+   * `journal`: where each transaction's events are appended before it commits (none: events are only heard).
+   * `finishUnit`: run after each unit with what it staged, before the journal and the commit.
+   */
   constructor(
     private readonly db: Db,
     reportListenerError: (error: unknown) => void = warnOnListenerError,
     private readonly journal?: EventJournal,
+    private readonly finishUnit?: UnitFinisher,
   ) {
     this.listeners = new CommitListeners(reportListenerError);
   }
@@ -115,7 +146,7 @@ export class TransactionPerUnit implements CommitPath {
     };
     let receipts: readonly JournalReceipt[] = [];
     const result = await this.db.$transaction(async (tx) => {
-      const value = await unit(tx, scope);
+      const value = await runUnit(tx, unit, scope, this.finishUnit);
       if (this.journal && events.length > 0) receipts = await this.journal.append(tx, events);
       return value;
     }, TRANSACTION_OPTIONS);

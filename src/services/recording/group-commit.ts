@@ -1,5 +1,7 @@
 import type { Database, DbTx } from "../../db/client";
 import { directStatementsOf } from "../../db/direct-statements";
+import { isTransactionConflict } from "../../db/unavailable";
+import { TransactionConflictError } from "../errors";
 import {
   type CommitListener,
   CommitListeners,
@@ -8,7 +10,9 @@ import {
   type JournalReceipt,
   type RecordingEvent,
   type RecordingUnit,
+  runUnit,
   TRANSACTION_OPTIONS,
+  type UnitFinisher,
   type UnitScope,
   warnOnListenerError,
 } from "./commit-path";
@@ -16,6 +20,8 @@ import {
 export interface GroupCommitOptions {
   /** The feed log, written once per transaction just before COMMIT (see EventJournal). */
   journal?: EventJournal;
+  /** Run after each unit, in its savepoint, with what it staged (policy-tag propagation, the suppression check). */
+  finishUnit?: UnitFinisher;
   reportListenerError?: (error: unknown) => void;
   /** Units one transaction takes at most (the others wait for the next). */
   maxUnitsPerTransaction?: number;
@@ -29,13 +35,25 @@ interface Queued {
   reject(error: unknown): void;
 }
 
+type Outcome = { ok: true; value: unknown; events: RecordingEvent[] } | { ok: false; error: unknown };
+
 interface Ran {
   queued: Queued;
-  outcome: { ok: true; value: unknown; events: RecordingEvent[] } | { ok: false; error: unknown };
+  outcome: Outcome;
 }
 
 /** The first unit of a transaction failed before anything else was in it: the whole transaction is rolled back. */
 class FirstUnitFailed extends Error {}
+
+/** A unit met a deadlock or a serialization failure: the whole transaction is rolled back and run again. */
+class ConflictMet extends Error {
+  constructor(readonly conflict: unknown) {
+    super("transaction conflict");
+  }
+}
+
+/** Attempts of one transaction that meets deadlocks or serialization failures (issue 13, point 1). */
+export const MAX_TRANSACTION_ATTEMPTS = 5;
 
 /**
  * Group commit (DESIGN "Write path"): units handed in while the database is busy are coalesced into
@@ -46,6 +64,14 @@ class FirstUnitFailed extends Error {}
  * events in commit order. One transaction is open at a time, on the writer: units see the writes
  * of the units before them in the same transaction.
  *
+ * A transaction that meets a deadlock (40P01), a serialization failure (40001) or, on SQLite, a
+ * busy database — in a unit or at COMMIT — is rolled back whole and run again, up to
+ * MAX_TRANSACTION_ATTEMPTS times with a short random backoff: its surviving units (all but those
+ * that failed on their own, whose callers keep that answer) rerun from their start, in the same
+ * order, so a unit must write only through `tx` and `scope`. Each caller is answered once, with
+ * the outcome of the last attempt; on the last, a unit that meets a conflict fails alone with
+ * TransactionConflictError (rolled back to its savepoint) and the others commit.
+ *
  * A unit must await every statement it starts: one still in flight when it throws could land
  * after its savepoint was rolled back.
  */
@@ -55,6 +81,7 @@ export class GroupCommit implements CommitPath {
   private draining = false;
   private transactions = 0;
   private units = 0;
+  private retries = 0;
   private readonly maxUnits: number;
   private readonly maxMs: number;
 
@@ -82,9 +109,12 @@ export class GroupCommit implements CommitPath {
     return this.listeners.add(listener);
   }
 
-  /** Since start: transactions committed, and units run (whether they were kept or rolled back): how well units coalesce. */
-  stats(): { transactions: number; units: number } {
-    return { transactions: this.transactions, units: this.units };
+  /**
+   * Since start: transactions committed, units run (whether they were kept or rolled back; a rerun
+   * counts again): how well units coalesce; and transactions run again after a conflict.
+   */
+  stats(): { transactions: number; units: number; retries: number } {
+    return { transactions: this.transactions, units: this.units, retries: this.retries };
   }
 
   private async drain(): Promise<void> {
@@ -95,29 +125,91 @@ export class GroupCommit implements CommitPath {
     }
   }
 
-  /** One transaction: as many queued units as fit, then the journal, then COMMIT, then the answers. */
+  /**
+   * One transaction: as many queued units as fit, then the journal, then COMMIT, then the answers —
+   * run again (its surviving units only) while it meets conflicts and attempts remain.
+   */
   private async commitNext(): Promise<void> {
+    /** The units this transaction took from the queue, in order; those settled failed on their own. */
+    const taken: Queued[] = [];
+    const settled = new Map<Queued, unknown>();
+    let attempts = 0;
+    for (;;) {
+      const attempt = await this.attempt(taken, settled, attempts + 1 === MAX_TRANSACTION_ATTEMPTS ? attempts + 1 : undefined);
+      if (attempt.kind === "conflict" && attempts + 1 < MAX_TRANSACTION_ATTEMPTS) {
+        attempts += 1;
+        this.retries += 1;
+        // Let the transaction that won go first (it holds what ours waited for); both backing off at once would meet again.
+        await new Promise((resolve) => setTimeout(resolve, 2 ** attempts * 5 + Math.random() * 20));
+        continue;
+      }
+      if (attempt.kind === "firstUnitFailed" && taken.some((q) => !settled.has(q))) continue;
+      const failure = attempt.kind === "conflict" ? new TransactionConflictError(attempts + 1, attempt.error) : attempt.kind === "failed" ? attempt.error : undefined;
+      if (taken.length === 0 && failure !== undefined) {
+        // The transaction could not even begin (the database is down, say): the queued units would all meet the same.
+        taken.push(...this.queue.splice(0));
+      }
+      if (attempt.kind === "committed") {
+        this.transactions += 1;
+        this.listeners.announce(attempt.ran.flatMap((r) => (r.outcome.ok ? r.outcome.events : [])), attempt.receipts);
+      }
+      const outcomes = new Map(attempt.kind === "committed" ? attempt.ran.map((r) => [r.queued, r.outcome] as const) : []);
+      for (const queued of taken) {
+        if (settled.has(queued)) queued.reject(settled.get(queued));
+        else if (failure !== undefined) queued.reject(failure);
+        else {
+          const outcome = outcomes.get(queued)!;
+          if (outcome.ok) queued.resolve(outcome.value);
+          else queued.reject(outcome.error);
+        }
+      }
+      return;
+    }
+  }
+
+  /**
+   * One attempt of the transaction: first the surviving units it took before (a rerun), else units
+   * from the queue as they fit. Units that fail on their own are settled (their error kept for
+   * their caller) and, but for the first, rolled back to their savepoint.
+   */
+  private async attempt(
+    taken: Queued[],
+    settled: Map<Queued, unknown>,
+    /** Set on the last attempt: a unit that meets a conflict then fails on its own (TransactionConflictError) and the others go on. */
+    lastOf?: number,
+  ): Promise<{ kind: "committed"; ran: Ran[]; receipts: readonly JournalReceipt[] } | { kind: "conflict"; error: unknown } | { kind: "firstUnitFailed" } | { kind: "failed"; error: unknown }> {
     const ran: Ran[] = [];
     let receipts: readonly JournalReceipt[] = [];
-    let failure: { error: unknown } | undefined;
+    const rerun = taken.filter((q) => !settled.has(q));
+    const fromQueue = rerun.length === 0;
     try {
       // The one place the commit path opens a transaction.
       await this.database.transaction(async (tx) => {
         const started = performance.now();
         let savepoints = 0;
-        while (this.queue.length > 0 && ran.length < this.maxUnits && (ran.length === 0 || performance.now() - started < this.maxMs)) {
+        const next = (): Queued | undefined => {
+          if (!fromQueue) return rerun.shift();
+          if (this.queue.length === 0 || ran.length >= this.maxUnits || (ran.length > 0 && performance.now() - started >= this.maxMs)) return undefined;
           const queued = this.queue.shift()!;
+          taken.push(queued);
+          return queued;
+        };
+        for (let queued = next(); queued !== undefined; queued = next()) {
           // Nothing committed-to-be yet: the unit needs no savepoint (if it fails, the transaction is rolled back).
           const protect = ran.some((r) => r.outcome.ok);
           const savepoint = `unit_${++savepoints}`;
           if (protect) await statement(tx, `SAVEPOINT ${savepoint}`);
           const events: RecordingEvent[] = [];
           const scope: UnitScope = { emit: (event) => void events.push(event) };
+          this.units += 1;
           try {
-            const value = await queued.unit(tx, scope);
+            const value = await runUnit(tx, queued.unit, scope, this.options.finishUnit);
             if (protect) await statement(tx, `RELEASE SAVEPOINT ${savepoint}`);
             ran.push({ queued, outcome: { ok: true, value, events } });
-          } catch (error) {
+          } catch (thrown) {
+            if (isTransactionConflict(thrown) && lastOf === undefined) throw new ConflictMet(thrown);
+            const error = isTransactionConflict(thrown) ? new TransactionConflictError(lastOf!, thrown) : thrown;
+            settled.set(queued, error);
             ran.push({ queued, outcome: { ok: false, error } });
             if (!protect) throw new FirstUnitFailed();
             await statement(tx, `ROLLBACK TO SAVEPOINT ${savepoint}`);
@@ -128,16 +220,13 @@ export class GroupCommit implements CommitPath {
         if (this.options.journal && events.length > 0) receipts = await this.options.journal.append(tx, events);
       }, TRANSACTION_OPTIONS);
     } catch (error) {
-      if (!(error instanceof FirstUnitFailed)) failure = { error };
+      if (error instanceof FirstUnitFailed) return { kind: "firstUnitFailed" };
+      if (error instanceof ConflictMet) return { kind: "conflict", error: error.conflict };
+      // At COMMIT, or BEGIN (no unit taken yet: a busy SQLite file is tried again like a conflict).
+      if (isTransactionConflict(error)) return { kind: "conflict", error };
+      return { kind: "failed", error };
     }
-    this.units += ran.length;
-    if (!failure && ran.some((r) => r.outcome.ok)) this.transactions += 1;
-    if (!failure) this.listeners.announce(ran.flatMap((r) => (r.outcome.ok ? r.outcome.events : [])), receipts);
-    for (const { queued, outcome } of ran) {
-      if (!outcome.ok) queued.reject(outcome.error);
-      else if (failure) queued.reject(failure.error);
-      else queued.resolve(outcome.value);
-    }
+    return { kind: "committed", ran, receipts };
   }
 }
 

@@ -10,15 +10,19 @@ export {
   type RecordingEvent,
   type RecordingUnit,
   TransactionPerUnit,
+  type UnitFinisher,
   type UnitScope,
 } from "./commit-path";
-export { GroupCommit, type GroupCommitOptions } from "./group-commit";
+export { GroupCommit, type GroupCommitOptions, MAX_TRANSACTION_ATTEMPTS } from "./group-commit";
+export { noteUnitWrites, type SubjectDeclarationDraft, type UnitWrites } from "./unit-writes";
+export { type DerivationEngines, derivationPort, runPropagatePlugins } from "./unit-derivations";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
 export { type OperationDeclarationInput, type OperationPlan, OperationRegistry, type PlannedOperation } from "./operation-registry";
 export { type PreparedExecution, type PrepareItem, prepareExecution, prepareExecutions, type StageableExecution } from "./prepared-execution";
 export { emptyPendingRecords, type PendingRecords } from "./pending-records";
-export { ExecutionRecorder } from "./record-execution";
-export { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
+export { ExecutionRecorder, type ReplayedExecution } from "./record-execution";
+export { type RecordedExecution, recordedExecutionOf, unpairedOf } from "./recorded-execution";
+export { checkIdempotencyKey, claimKey, type IdempotentKind, requestHashOf, sameRequestOrRefuse, type StoredKey, storedKey } from "./idempotency";
 export { checkRequestShape, type RecordExecutionRequest } from "./request-shape";
 export { specIdOf } from "./spec-id";
 export { type StageOptions, stageAppend, stageAppends, type StagedAppend, type StagedArtifact, stageExecution, stageExecutions, stageSourceArtifacts } from "./stage";

@@ -13,9 +13,10 @@ export interface InferredLineage {
 /**
  * Seed "The lineage pipeline" for one draft: capture (every capture plugin, in list order; an output
  * one plugin mapped is left alone by the next) → build + enrich (final ids, types, runId, groupIds)
- * → validate → propagate. Plugins reject by throwing their typed errors; nothing is written here, so
- * the caller's transaction decides what is kept. Every way into the store (recordExecution, batches,
- * composites, OpenLineage) runs its drafts through this one function.
+ * → validate. Plugins reject by throwing their typed errors; nothing is written here, so the
+ * caller's transaction decides what is kept. Every way into the store (recordExecution, batches,
+ * composites, OpenLineage) runs its drafts through this one function. The propagate stage comes
+ * later, once per unit, over what the unit staged (./unit-derivations.ts).
  */
 export async function inferAndValidateLineage(plugins: readonly ProvgraphPlugin[], draft: DraftExecution, port: ReadPort): Promise<InferredLineage> {
   const mappings: LineageMapping[] = [];
@@ -33,6 +34,5 @@ export async function inferAndValidateLineage(plugins: readonly ProvgraphPlugin[
   await between();
   const edges = await buildEdges(draft, mappings, port);
   for (const plugin of plugins) if (plugin.stage === "validate") await between(), await plugin.validate(draft, { mappings, edges, port });
-  for (const plugin of plugins) if (plugin.stage === "propagate") await between(), await plugin.propagate(draft, { edges, port });
   return { mappings, edges };
 }

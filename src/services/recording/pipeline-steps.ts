@@ -9,16 +9,7 @@ import { insertRows } from "./bulk-insert";
 export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "pipeline" | "step" | "inputs">, operation: OperationRecord, at: Date): Promise<void> {
   const pipeline = draft.pipeline!;
   const step = draft.step!;
-  const existing = await tx.pipelineStep.findUnique({ where: { pipeline_step: { pipeline, step } }, select: { operationId: true, operation: { select: { name: true, version: true } } } });
-  if (existing && existing.operationId !== operation.id) {
-    throw new StepConflictError(pipeline, step, `${existing.operation.name}@${existing.operation.version}`, `${operation.name}@${operation.version}`);
-  }
-  if (!existing) {
-    const roles = (list: OperationRecord["inputs"]) => JSON.stringify(list.map((r) => ({ role: r.role, artifactType: r.artifactType })));
-    await insertRows(tx, "PipelineStep", ["pipeline", "step", "operationId", "inputRoles", "outputRoles", "createdAt"], [[pipeline, step, operation.id, roles(operation.inputs), roles(operation.outputs), at]], {
-      ignoreConflicts: true,
-    });
-  }
+  await claimPipelineStep(tx, pipeline, step, operation, at);
   if (draft.inputs.length === 0) return;
   const producers = await tx.executionArtifact.findMany({
     where: { artifactId: { in: [...new Set(draft.inputs.map((i) => i.id))] }, direction: "PRODUCED", execution: { pipeline, step: { lt: step } } },
@@ -33,4 +24,31 @@ export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "
     }
   }
   await insertRows(tx, "PipelineFlow", ["pipeline", "step", "inputRole", "sourceStep", "sourceRole"], [...flows.values()], { ignoreConflicts: true });
+}
+
+/**
+ * The step belongs to the operation whose row the database's key (pipeline, step) accepted first:
+ * the INSERT arbitrates, never a read before it. A concurrent recording of another operation that
+ * claimed the step since our read makes our INSERT wait for its commit and insert nothing; the read
+ * after it (a statement of its own, so it sees that commit under READ COMMITTED) names the winner.
+ */
+async function claimPipelineStep(tx: DbTx, pipeline: string, step: number, operation: OperationRecord, at: Date): Promise<void> {
+  let holder = await stepHolder(tx, pipeline, step);
+  if (!holder) {
+    const roles = (list: OperationRecord["inputs"]) => JSON.stringify(list.map((r) => ({ role: r.role, artifactType: r.artifactType })));
+    const claimed = await insertRows(tx, "PipelineStep", ["pipeline", "step", "operationId", "inputRoles", "outputRoles", "createdAt"], [[pipeline, step, operation.id, roles(operation.inputs), roles(operation.outputs), at]], {
+      ignoreConflicts: true,
+      returning: "operationId",
+    });
+    if (claimed.length === 1) return;
+    holder = await stepHolder(tx, pipeline, step);
+    if (!holder) throw new Error(`pipeline step ${pipeline}#${step} was neither inserted nor found`);
+  }
+  if (holder.operationId !== operation.id) {
+    throw new StepConflictError(pipeline, step, `${holder.operation.name}@${holder.operation.version}`, `${operation.name}@${operation.version}`);
+  }
+}
+
+function stepHolder(tx: DbTx, pipeline: string, step: number) {
+  return tx.pipelineStep.findUnique({ where: { pipeline_step: { pipeline, step } }, select: { operationId: true, operation: { select: { name: true, version: true } } } });
 }

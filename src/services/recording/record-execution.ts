@@ -2,11 +2,12 @@ import type { ProvgraphPlugin } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { InvalidArgumentError, NotFoundError } from "../errors";
 import { newRunId, type RunId, type SpecId } from "../ids";
-import type { OperationRecord } from "../records";
+import type { ExecutionLinkRecord, OperationRecord } from "../records";
+import { checkIdempotencyKey, claimKey, requestHashOf, sameRequestOrRefuse, type StoredKey, storedKey } from "./idempotency";
 import type { CommitPath, RecordingUnit } from "./commit-path";
 import type { OperationRegistry } from "./operation-registry";
 import { prepareExecution } from "./prepared-execution";
-import { type RecordedExecution, recordedExecutionOf } from "./recorded-execution";
+import { type RecordedExecution, recordedExecutionOf, unpairedOf } from "./recorded-execution";
 import { checkRequestShapeInTurns, type RecordExecutionRequest } from "./request-shape";
 import { specIdOf } from "./spec-id";
 import { stageExecution } from "./stage";
@@ -38,7 +39,10 @@ export class ExecutionRecorder {
     private readonly plugins: readonly ProvgraphPlugin[],
   ) {}
 
-  async record(reported: RecordExecutionRequest, options: RecordOptions = {}): Promise<RecordedExecution> {
+  /** Without an idempotency key, always a recording; with one, the first recording's answer when the key was used before. */
+  record(reported: RecordExecutionRequest & { idempotencyKey?: null }, options?: RecordOptions): Promise<RecordedExecution>;
+  record(reported: RecordExecutionRequest, options?: RecordOptions): Promise<RecordedExecution | ReplayedExecution>;
+  async record(reported: RecordExecutionRequest, options: RecordOptions = {}): Promise<RecordedExecution | ReplayedExecution> {
     return this.commits.run(this.unitOf(await this.plan(reported), options));
   }
 
@@ -47,23 +51,38 @@ export class ExecutionRecorder {
    * commit path at once and in order, so they share transactions (group commit) and each sees the
    * ones before it. One outcome per request, in order: what was recorded, or why it was not.
    */
-  async recordMany(reported: readonly RecordExecutionRequest[], options: RecordOptions = {}): Promise<PromiseSettledResult<RecordedExecution>[]> {
+  async recordMany(reported: readonly RecordExecutionRequest[], options: RecordOptions = {}): Promise<PromiseSettledResult<RecordedExecution | ReplayedExecution>[]> {
     const plans = await Promise.allSettled(reported.map((request) => this.plan(request)));
     return Promise.allSettled(plans.map((plan) => (plan.status === "fulfilled" ? this.commits.run(this.unitOf(plan.value, options)) : Promise.reject(plan.reason))));
   }
 
   /** What can be decided before the unit: the request's shape, its operation, its ids. */
   private async plan(reported: RecordExecutionRequest): Promise<Plan> {
+    const key = checkIdempotencyKey("idempotencyKey", reported.idempotencyKey);
     const request = await checkRequestShapeInTurns(reported);
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
     if (operation.kind === "COMPOSITE") throw new InvalidArgumentError("operation", `${operation.name}@${operation.version} is a composite: record its runs with recordCompositeExecution`);
-    return { request, operation, ids: { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() } };
+    const idempotency = key === null ? null : { key, requestHash: requestHashOf("RECORD_EXECUTION", request) };
+    return { request, operation, ids: { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() }, idempotency };
   }
 
-  private unitOf({ request, operation, ids }: Plan, options: RecordOptions): RecordingUnit<RecordedExecution> {
+  private unitOf({ request, operation, ids, idempotency }: Plan, options: RecordOptions): RecordingUnit<RecordedExecution | ReplayedExecution> {
     return async (tx, scope) => {
+      // A key already used: the first recording's answer (or IDEMPOTENCY_KEY_REUSED), nothing recorded again.
+      const replay = async (stored: StoredKey): Promise<ReplayedExecution> => {
+        const first = sameRequestOrRefuse(idempotency!.key, stored, "RECORD_EXECUTION", idempotency!.requestHash);
+        if (options.beforeCommit) await options.beforeCommit(tx, first.runId);
+        return { replayOf: first.runId, ...(first.answer as Omit<ReplayedExecution, "replayOf">) };
+      };
+      const known = idempotency && (await storedKey(tx, idempotency.key));
+      if (known) return replay(known);
       const prepared = await prepareExecution(tx, this.plugins, operation, request, ids);
+      if (idempotency) {
+        const answer: Omit<ReplayedExecution, "replayOf"> = { edgeCount: prepared.edges.length, unpaired: unpairedOf(prepared) };
+        const holder = await claimKey(tx, idempotency.key, { kind: "RECORD_EXECUTION", requestHash: idempotency.requestHash, runId: ids.runId, answer }, ids.recordedAt);
+        if (holder) return replay(holder);
+      }
       const created = await stageExecution(tx, prepared);
       // Building a big execution's answer takes a while of its own.
       if (prepared.draft.outputs.length > ANSWER_IN_ITS_OWN_TURN) await yieldToEventLoop();
@@ -79,4 +98,13 @@ interface Plan {
   request: RecordExecutionRequest;
   operation: OperationRecord;
   ids: { runId: RunId; specId: SpecId; recordedAt: Date };
+  idempotency: { key: string; requestHash: string } | null;
 }
+
+/** A retry answered from the recording its idempotency key made first: that run, and what its answer said. */
+export interface ReplayedExecution {
+  replayOf: RunId;
+  edgeCount: number;
+  unpaired: ExecutionLinkRecord[];
+}
+

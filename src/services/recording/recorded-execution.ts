@@ -23,6 +23,12 @@ function inRoleOrder(links: ExecutionLinkRecord[]): ExecutionLinkRecord[] {
   return links;
 }
 
+/** The inputs a groupBy operation paired with nothing, as the answer lists them. */
+export function unpairedOf({ draft }: StageableExecution): ExecutionLinkRecord[] {
+  const runId = draft.runId as RunId;
+  return inRoleOrder((draft.pairing?.unpaired ?? []).map((a) => ({ runId, artifactId: a.id as ArtifactId, role: a.role, position: a.index })));
+}
+
 /** `created`: the ids of the artifacts staging inserted (outputs whose content was new). */
 export function recordedExecutionOf(prepared: StageableExecution, created: readonly string[]): RecordedExecution {
   const { draft, request, operation, recordedAt } = prepared;
@@ -30,7 +36,7 @@ export function recordedExecutionOf(prepared: StageableExecution, created: reado
   const createdIds = new Set(created);
   const link = (a: { id: string; role: string; index: number }): ExecutionLinkRecord => ({ runId, artifactId: a.id as ArtifactId, role: a.role, position: a.index });
   return {
-    unpaired: inRoleOrder((draft.pairing?.unpaired ?? []).map(link)),
+    unpaired: unpairedOf(prepared),
     links: { consumed: inRoleOrder([...draft.inputs, ...draft.configInputs].map(link)), produced: inRoleOrder(draft.outputs.map(link)) },
     artifacts: [
       ...prepared.inputs,

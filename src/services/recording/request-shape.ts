@@ -11,7 +11,11 @@ export interface RecordExecutionRequest {
   operationVersion: string;
   params?: unknown;
   inputs: { role: string; artifactIds: readonly string[] }[];
-  outputs: { role: string; artifacts: { originalName: string; contentHash: string; metadata?: unknown; dataset?: DatasetRef | null }[] }[];
+  /**
+   * `subjectKeys`: the data subjects whose data the artifact holds (erasure plans start from them);
+   * only their keyed hashes are stored, and a subject on the suppression list is refused.
+   */
+  outputs: { role: string; artifacts: { originalName: string; contentHash: string; metadata?: unknown; dataset?: DatasetRef | null; subjectKeys?: readonly string[] | null }[] }[];
   /** Explicit mappings; `kind` (default JOINT) says whether several sources are one joint derivation or each its own. */
   lineage?: { output: string; sources: readonly string[]; kind?: "JOINT" | "INDEPENDENT" | null }[] | null;
   pipeline?: string | null;
@@ -22,6 +26,24 @@ export interface RecordExecutionRequest {
   startedAt?: Date | null;
   endedAt?: Date | null;
   pins?: { inputVersions?: unknown; codeVersion?: string | null; imageDigest?: string | null; deterministic?: boolean | null } | null;
+  /** A retry with the same key and input is answered with the first recording (src/services/recording/idempotency.ts). */
+  idempotencyKey?: string | null;
+}
+
+/** Subject keys declared on one artifact at most; a key's length at most. */
+export const MAX_SUBJECT_KEYS = 1_000;
+export const MAX_SUBJECT_KEY_LENGTH = 1_024;
+
+/** Subject keys are secrets of a kind: what is wrong with one is said without ever quoting it. */
+function checkSubjectKeys(field: string, keys: readonly string[] | null | undefined): void {
+  if (!keys) return;
+  if (keys.length > MAX_SUBJECT_KEYS) throw new InvalidArgumentError(field, `at most ${MAX_SUBJECT_KEYS} subject keys per artifact, got ${keys.length}`);
+  keys.forEach((key, k) => {
+    if (key.trim() === "") throw new InvalidArgumentError(`${field}[${k}]`, "must not be empty");
+    if (key.length > MAX_SUBJECT_KEY_LENGTH) throw new InvalidArgumentError(`${field}[${k}]`, `is longer than ${MAX_SUBJECT_KEY_LENGTH} characters`);
+    const reason = unsafeTextReason(key);
+    if (reason) throw new InvalidArgumentError(`${field}[${k}]`, reason);
+  });
 }
 
 /** Artifacts checked between two turns of the event loop when a request is checked in turns. */
@@ -74,6 +96,7 @@ function* shapeChecks(request: RecordExecutionRequest): Generator<void, RecordEx
     for (let j = 0; j < artifacts.length; j++) {
       const artifact = artifacts[j];
       text(() => `outputs[${i}].artifacts[${j}].originalName`, artifact.originalName, { nonEmpty: true });
+      if (artifact.subjectKeys) checkSubjectKeys(`outputs[${i}].artifacts[${j}].subjectKeys`, artifact.subjectKeys);
       if (artifact.dataset) {
         text(() => `outputs[${i}].artifacts[${j}].dataset.namespace`, artifact.dataset.namespace);
         text(() => `outputs[${i}].artifacts[${j}].dataset.name`, artifact.dataset.name);

@@ -1,9 +1,11 @@
 import type { DatasetVersionRef } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
+import { artifactIdFor } from "../ids";
 import { insertRows } from "./bulk-insert";
 import { recordPipelineStep } from "./pipeline-steps";
 import type { PreparedExecution, StageableExecution } from "./prepared-execution";
+import { noteUnitWrites, type SubjectDeclarationDraft } from "./unit-writes";
 
 const json = (value: unknown) => (value === null || value === undefined ? null : canonicalJson(value));
 
@@ -51,7 +53,25 @@ export async function stageExecutions(tx: DbTx, prepared: readonly StageableExec
   await insertRows(tx, "Execution", EXECUTION_COLUMNS, prepared.map(executionRow));
   await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows));
   await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, prepared.flatMap((p) => p.edges.map((e) => edgeRow(e, p.recordedAt))));
+  noteUnitWrites(tx, { artifactEdges: prepared.flatMap((p) => p.edges), subjects: prepared.flatMap(declaredSubjects) });
   return created;
+}
+
+/**
+ * The data subjects a request declares on the outputs it stages (`subjectKeys`), for the unit's
+ * finisher: it refuses suppressed subjects and records the others, hashed (src/services/compliance).
+ */
+function declaredSubjects({ request, operation, draft }: StageableExecution): SubjectDeclarationDraft[] {
+  const staged = new Set(draft.outputs.map((o) => o.id));
+  const types = new Map(operation.outputs.map((role) => [role.role, role.artifactType]));
+  return request.outputs.flatMap(({ role, artifacts }, i) =>
+    artifacts.flatMap((artifact, j) => {
+      const type = types.get(role);
+      const id = type === undefined ? "" : artifactIdFor(type, artifact.contentHash);
+      if (!artifact.subjectKeys?.length || !staged.has(id)) return [];
+      return artifact.subjectKeys.map((raw, k) => ({ artifactId: id, key: { raw }, at: { field: `outputs[${i}].artifacts[${j}].subjectKeys[${k}]` } }));
+    }),
+  );
 }
 
 const EXECUTION_COLUMNS = ["runId", "specId", "operationId", "status", "params", "agent", "startedAt", "endedAt", "recordedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "pipeline", "step", "parentRunId"];
@@ -138,6 +158,7 @@ export async function stageAppends(tx: DbTx, prepared: readonly PreparedExecutio
   const known = new Set(stored.map(key));
   const added = prepared.map((p) => p.edges.filter((e) => !known.has(key(e))));
   await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, prepared.flatMap((p, i) => added[i].map((e) => edgeRow(e, p.recordedAt))));
+  noteUnitWrites(tx, { artifactEdges: added.flat() });
   // The derived columns, for all of them in one upsert: each row exists, so only those columns change.
   await insertRows(tx, "Execution", EXECUTION_COLUMNS, prepared.map(executionRow), { update: { conflict: ["runId"], columns: DERIVED_EXECUTION_COLUMNS } });
   return prepared.map((_, i) => ({ created: created[i], edges: added[i] }));

@@ -1,0 +1,101 @@
+import type http from "node:http";
+import { getOperationAST } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import { estimatedCostOf } from "../../limits/query-cost";
+import type { Logger } from "../../logger";
+import { JSON_CONTENT_TYPE, refusalBody } from "../browser-safety/refusal";
+import type { HeavyWorkQueue } from "./heavy-work-queue";
+import type { OverloadedError } from "./overloaded-error";
+
+/**
+ * What counts as heavy (README "Outages and overload"):
+ * - a request body of HEAVY_BODY_BYTES or more, or of unknown length, on /graphql or the lineage
+ *   routes (big recordings, batches, OpenLineage batches): admitted before its body is read, so a
+ *   waiting request holds a socket, not a parsed body;
+ * - an operation whose estimated cost (src/limits/query-cost.ts) is HEAVY_COST or more — closures,
+ *   provenance maps, graphs, large pages — or a mutation whose variables hold HEAVY_INPUT_ITEMS list
+ *   items or more (over graphql-ws too, where there is no body to measure).
+ */
+export const HEAVY_COST = 10_000;
+export const HEAVY_INPUT_ITEMS = 1_000;
+
+const GATED_PATHS = new Set(["/graphql", "/api/v1/lineage", "/api/v1/lineage/batch"]);
+
+/** Requests admitted at the socket: their operations do not queue a second time. */
+const admittedAtSocket = new WeakSet<http.IncomingMessage>();
+
+export interface BodyAdmission {
+  heavyBodyBytes: number;
+  /** /graphql bodies declared larger are refused (413) before a byte is read (the lineage routes have their own limit). */
+  maxGraphQLBodyBytes: number;
+}
+
+/**
+ * Wraps the HTTP handler: heavy bodies wait for a turn before the handler (Yoga) reads them, and hold
+ * it until their response is finished or the client goes away; refused ones are answered 503 at once.
+ */
+export function admitHeavyBodies(handler: http.RequestListener, queue: HeavyWorkQueue, options: BodyAdmission, logger: Logger): http.RequestListener {
+  return (request, response) => {
+    if (request.method !== "POST") return handler(request, response);
+    const path = (request.url ?? "/").split("?")[0];
+    if (!GATED_PATHS.has(path)) return handler(request, response);
+    const length = request.headers["content-length"] === undefined ? undefined : Number(request.headers["content-length"]);
+    if (path === "/graphql" && length !== undefined && length > options.maxGraphQLBodyBytes) {
+      const body = refusalBody("PAYLOAD_TOO_LARGE", `the body is ${length} bytes; at most ${options.maxGraphQLBodyBytes} are accepted (GRAPHQL_MAX_BODY_BYTES)`, { limit: options.maxGraphQLBodyBytes, found: length });
+      // Not worth reading: the connection closes after the answer.
+      response.writeHead(413, { "content-type": JSON_CONTENT_TYPE, "content-length": Buffer.byteLength(body), connection: "close" });
+      response.end(body);
+      return;
+    }
+    if (length !== undefined && Number.isFinite(length) && length < options.heavyBodyBytes) return handler(request, response);
+    queue.enter().then(
+      (release) => {
+        admittedAtSocket.add(request);
+        response.once("close", release);
+        handler(request, response);
+      },
+      (error: OverloadedError) => {
+        logger.info({ transport: "http", code: error.code, path, ...queue.stats() }, "heavy request refused: the server is busy");
+        const body = path === "/graphql" ? refusalBody(error.code, error.message, error.details) : JSON.stringify({ error: { code: error.code, message: error.message, ...error.details } });
+        // The body is read and dropped as it comes (nothing kept), so the client gets the answer rather than a reset connection.
+        request.resume();
+        response.writeHead(503, { "content-type": JSON_CONTENT_TYPE, "content-length": Buffer.byteLength(body), ...error.http.headers });
+        response.end(body);
+      },
+    );
+  };
+}
+
+/** Heavy operations (by cost or input size) run in a turn of the queue; refused ones answer OVERLOADED (503 over HTTP). */
+export function useHeavyWorkAdmission(queue: HeavyWorkQueue): Plugin {
+  return {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const request = (args.contextValue as { req?: http.IncomingMessage } | undefined)?.req;
+      if (request && admittedAtSocket.has(request)) return;
+      if (!isHeavy(args)) return;
+      setExecuteFn(async (executionArgs) => queue.run(async () => executeFn(executionArgs)));
+    },
+  };
+}
+
+function isHeavy(args: { contextValue: unknown; document: Parameters<typeof getOperationAST>[0]; operationName?: string | null; variableValues?: unknown }): boolean {
+  if ((estimatedCostOf(args.contextValue) ?? 0) >= HEAVY_COST) return true;
+  return getOperationAST(args.document, args.operationName)?.operation === "mutation" && listItemsReach(args.variableValues, HEAVY_INPUT_ITEMS);
+}
+
+/** Whether `value` holds at least `limit` list items, however deep; stops counting there. */
+function listItemsReach(value: unknown, limit: number): boolean {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (Array.isArray(item)) {
+      count += item.length;
+      if (count >= limit) return true;
+      pending.push(...item);
+    } else if (item !== null && typeof item === "object") {
+      pending.push(...Object.values(item));
+    }
+  }
+  return false;
+}

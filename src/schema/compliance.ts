@@ -1,0 +1,393 @@
+import { createContextCache } from "@pothos/core";
+import DataLoader from "dataloader";
+import type { DbTx } from "../db/client";
+import {
+  type CatalogueFactRecord,
+  type CatalogueTarget,
+  type ErasureAction,
+  type ErasurePlanRecord,
+  type ErasureRoot,
+  EVIDENCE_RULES,
+  type EvidenceEdge,
+  type EvidenceInput,
+  type EvidenceNode,
+  type EvidencePackage,
+  type EvidenceRun,
+  type EvidenceVerification,
+  type EvidenceViolation,
+} from "../services/compliance";
+import { InvalidArgumentError } from "../services/errors";
+import { isIdOfKind } from "../services/ids";
+import { unsafeTextReason } from "../services/safe-text";
+import { ArtifactRef, DatasetRefObject } from "./artifact";
+import { builder } from "./builder";
+import { resolveKeysetConnection } from "./connection-page";
+import type { GraphQLContext } from "./context";
+import { ExecutionRef, ReplayPinsObject } from "./execution";
+import { artifactIdArg } from "./id-args";
+
+/**
+ * Compliance on the GraphQL side (translation only): evidence packages and their verification,
+ * erasure catalogue facts, plans and their execution.
+ */
+
+const EvidenceRuleEnum = builder.enumType("EvidenceRule", {
+  description: "Why a figure is not provable (the acceptance gate of an evidence package).",
+  values: {
+    MISSING_INPUT_VERSION: { description: "The run used an input without a version: an unversioned dataset, or an OpenLineage input resolved to the newest known version (no version facet); or it read nothing provgraph holds and names no input versions." },
+    MISSING_IMAGE_DIGEST: { description: "The run names no image digest (pins.imageDigest): the same code on another image may compute another number." },
+    NON_DETERMINISTIC: { description: "The run is flagged non-deterministic (pins.deterministic false)." },
+    DETERMINISM_UNKNOWN: { description: "The run does not say whether it is deterministic (pins.deterministic null): unknown counts as not provable." },
+    UNRECORDED_RUN: { description: "An edge of the closure names a run provgraph has no record of: nothing pins it." },
+    CLOSURE_TRUNCATED: { description: "The closure was cut at its budget: what lies beyond is unknown." },
+  } satisfies Record<(typeof EVIDENCE_RULES)[number], unknown>,
+});
+
+const EvidenceLayerEnum = builder.enumType("EvidenceEdgeLayer", {
+  values: { ARTIFACT: { description: "wasDerivedFrom (kind: its edge kind)." }, COLUMN: { description: "A column edge (kind: DIRECT or INDIRECT; targetField null = dataset-wide)." } },
+});
+
+const EvidenceNodeObject = builder.objectRef<EvidenceNode>("EvidenceNode").implement({
+  description: "An artifact, or a column of a dataset version, in the backward closure.",
+  fields: (t) => ({
+    artifactId: t.exposeID("artifactId"),
+    artifact: t.field({ type: ArtifactRef, resolve: (n) => n.artifactId }),
+    field: t.exposeString("field", { nullable: true, description: "A column of the artifact; null = the artifact itself." }),
+    depth: t.exposeInt("depth", { description: "Fewest hops from the root." }),
+    opaque: t.exposeBoolean("opaque", { description: "A column no column edge reaches (its run reported no column lineage): the closure goes on from its whole version." }),
+  }),
+});
+
+const EvidenceEdgeObject = builder.objectRef<EvidenceEdge>("EvidenceEdge").implement({
+  fields: (t) => ({
+    layer: t.field({ type: EvidenceLayerEnum, resolve: (e) => e.layer }),
+    sourceId: t.exposeID("sourceId"),
+    sourceField: t.exposeString("sourceField", { nullable: true }),
+    targetId: t.exposeID("targetId"),
+    targetField: t.exposeString("targetField", { nullable: true }),
+    runId: t.exposeID("runId"),
+    kind: t.exposeString("kind", { description: "INDEPENDENT, CO_INPUT, … (ARTIFACT); DIRECT or INDIRECT (COLUMN)." }),
+    subtype: t.exposeString("subtype", { nullable: true }),
+  }),
+});
+
+const EvidenceInputObject = builder.objectRef<EvidenceInput>("EvidenceInput").implement({
+  fields: (t) => ({
+    artifactId: t.exposeID("artifactId"),
+    artifact: t.field({ type: ArtifactRef, resolve: (i) => i.artifactId }),
+    role: t.exposeString("role"),
+    dataset: t.field({ type: DatasetRefObject, nullable: true, resolve: (i) => i.dataset }),
+    pinned: t.exposeBoolean("pinned", { description: "Its version is pinned: a content-addressed artifact, or a dataset version the event named — not the newest known, not unversioned." }),
+    resolvedBy: t.exposeString("resolvedBy", { nullable: true, description: "OpenLineage: VERSION_FACET, LATEST_KNOWN or UNVERSIONED." }),
+  }),
+});
+
+const EvidenceRunObject = builder.objectRef<EvidenceRun>("EvidenceRun").implement({
+  description: "A run that produced an edge of the closure, with its four pins.",
+  fields: (t) => ({
+    runId: t.exposeID("runId"),
+    execution: t.field({ type: ExecutionRef, nullable: true, resolve: (r) => (r.operation ? r.runId : null) }),
+    params: t.expose("params", { type: "JSON", nullable: true }),
+    pins: t.field({ type: ReplayPinsObject, resolve: (r) => r.pins }),
+    inputs: t.field({ type: [EvidenceInputObject], resolve: (r) => r.inputs }),
+    produced: t.exposeIDList("produced", { description: "What it produced inside the closure." }),
+    violations: t.field({ type: [EvidenceRuleEnum], resolve: (r) => r.violations }),
+  }),
+});
+
+const EvidenceViolationObject = builder.objectRef<EvidenceViolation>("EvidenceViolation").implement({
+  fields: (t) => ({
+    rule: t.field({ type: EvidenceRuleEnum, resolve: (v) => v.rule }),
+    runId: t.exposeID("runId", { nullable: true, description: "The run at fault (null for CLOSURE_TRUNCATED)." }),
+    execution: t.field({ type: ExecutionRef, nullable: true, resolve: (v) => (v.rule === "UNRECORDED_RUN" ? null : v.runId) }),
+    artifactIds: t.exposeIDList("artifactIds", { description: "What the run produced inside the closure: the nodes it stands behind." }),
+    inputs: t.exposeIDList("inputs", { description: "MISSING_INPUT_VERSION: its inputs without a version." }),
+  }),
+});
+
+const EvidenceRootObject = builder.objectRef<EvidencePackage["root"]>("EvidenceRoot").implement({
+  fields: (t) => ({
+    artifactId: t.exposeID("artifactId"),
+    artifact: t.field({ type: ArtifactRef, resolve: (r) => r.artifactId }),
+    field: t.exposeString("field", { nullable: true }),
+    dataset: t.field({ type: DatasetRefObject, nullable: true, resolve: (r) => r.dataset }),
+  }),
+});
+
+const EvidencePackageObject = builder.objectRef<EvidencePackage>("EvidencePackage").implement({
+  description:
+    "Seed \"The evidence package\": the backward closure of a figure down to its raw sources, every run in it with its four pins, and the acceptance gate — " +
+    "provable only when no run lacks an input version or an image digest or is (or may be) non-deterministic. `document` is all of it as one canonical JSON document, `sha256` its digest.",
+  fields: (t) => ({
+    root: t.field({ type: EvidenceRootObject, resolve: (p) => p.root }),
+    asOf: t.expose("asOf", { type: "DateTime", nullable: true, description: "Edges recorded later are left out (null: everything recorded)." }),
+    provable: t.exposeBoolean("provable"),
+    violations: t.field({ type: [EvidenceViolationObject], description: "Each run at fault and why, by run id.", resolve: (p) => p.violations }),
+    nodes: t.field({ type: [EvidenceNodeObject], description: "The root and everything it derives from, nearest first.", resolve: (p) => p.nodes }),
+    edges: t.field({ type: [EvidenceEdgeObject], resolve: (p) => p.edges }),
+    runs: t.field({ type: [EvidenceRunObject], description: "Every run that produced an edge of the closure, by run id.", resolve: (p) => p.runs }),
+    truncated: t.exposeBoolean("truncated"),
+    document: t.field({ type: "JSON", description: "The package as one canonical JSON document (keys sorted): file it; verifyEvidence re-checks it against the store.", resolve: (p) => p.document }),
+    sha256: t.exposeString("sha256", { description: "sha256 (hex) of the document's canonical JSON text: what GET /api/v1/evidence/<artifactId> serves, byte for byte." }),
+  }),
+});
+
+const EvidenceVerificationObject = builder.objectRef<EvidenceVerification>("EvidenceVerification").implement({
+  fields: (t) => ({
+    valid: t.exposeBoolean("valid", { description: "The store still gives exactly this document." }),
+    documentSha256: t.exposeString("documentSha256", { description: "sha256 of the document given (canonical JSON)." }),
+    currentSha256: t.exposeString("currentSha256", { nullable: true, description: "sha256 of the package recomputed now (null: its root is not stored)." }),
+    differences: t.exposeStringList("differences", { description: "JSON pointers where the recomputed package differs (at most 50)." }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  evidencePackage: t.field({
+    type: EvidencePackageObject,
+    description:
+      "The evidence package of an artifact (`artifactId`; with `field`, of that column of it), or of one column of a dataset (`namespace`, `name`, `field`: its newest version recorded by `asOf`). " +
+      "`asOf` also leaves out edges recorded later. One recursive SQL statement for the closure and the gate.",
+    args: {
+      artifactId: t.arg.id(),
+      namespace: t.arg.string(),
+      name: t.arg.string(),
+      field: t.arg.string(),
+      asOf: t.arg({ type: "DateTime" }),
+    },
+    resolve: (_root, args, ctx) => {
+      const byName = args.namespace != null || args.name != null;
+      if ((args.artifactId != null) === byName) throw new InvalidArgumentError(args.artifactId != null ? "namespace" : "artifactId", "give either artifactId (and a field of it, or none), or namespace, name and field");
+      if (args.artifactId != null) return ctx.services.compliance.evidence.package({ artifactId: artifactIdArg("artifactId", args.artifactId), field: args.field, asOf: args.asOf });
+      for (const name of ["namespace", "name", "field"] as const) if (args[name] == null) throw new InvalidArgumentError(name, "namespace, name and field go together");
+      return ctx.services.compliance.evidence.package({ namespace: args.namespace!, name: args.name!, field: args.field!, asOf: args.asOf });
+    },
+  }),
+  verifyEvidence: t.field({
+    type: EvidenceVerificationObject,
+    description: "Recomputes a filed evidence document's package from the store (same root, same asOf) and compares: valid when the store gives exactly the same document.",
+    args: { document: t.arg({ type: "JSON", required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.compliance.evidence.verify(args.document),
+  }),
+}));
+
+// ——— Erasure: catalogue facts, plans, their execution ———
+
+const AggregateFactsObject = builder.objectRef<NonNullable<CatalogueFactRecord["aggregate"]>>("AggregateFacts").implement({
+  fields: (t) => ({
+    minGroupSize: t.exposeInt("minGroupSize", { description: "The smallest group any row of the aggregate stands for." }),
+    uniqueQuasiIdentifierCombinations: t.exposeInt("uniqueQuasiIdentifierCombinations", { description: "How many combinations of quasi-identifier values occur once (0: none is unique)." }),
+    quasiIdentifiers: t.exposeStringList("quasiIdentifiers", { description: "The columns taken as quasi-identifiers." }),
+  }),
+});
+
+const CatalogueTargetObject = builder.objectRef<CatalogueTarget>("CatalogueTarget").implement({
+  description: "An artifact, or a dataset (every version, present and future: artifactId null).",
+  fields: (t) => ({
+    artifactId: t.id({ nullable: true, resolve: (c) => (c.kind === "ARTIFACT" ? c.artifactId : null) }),
+    artifact: t.field({ type: ArtifactRef, nullable: true, resolve: (c) => (c.kind === "ARTIFACT" ? c.artifactId : null) }),
+    namespace: t.string({ nullable: true, resolve: (c) => (c.kind === "DATASET" ? c.namespace : null) }),
+    name: t.string({ nullable: true, resolve: (c) => (c.kind === "DATASET" ? c.name : null) }),
+  }),
+});
+
+const CatalogueFactsObject = builder.objectRef<CatalogueFactRecord>("CatalogueFacts").implement({
+  description: "What the catalogue knows about an artifact or a dataset, for erasure plans (the newest facts of a target apply; an artifact's own over its dataset's).",
+  fields: (t) => ({
+    id: t.exposeInt("id"),
+    target: t.field({ type: CatalogueTargetObject, resolve: (f) => f.target }),
+    immutable: t.exposeBoolean("immutable", { description: "WORM, tape, 90-day backups: rewriting is impossible." }),
+    objectLock: t.exposeBoolean("objectLock"),
+    rebuildableFromSource: t.exposeBoolean("rebuildableFromSource"),
+    aggregate: t.field({ type: AggregateFactsObject, nullable: true, resolve: (f) => f.aggregate }),
+    holdsSubjectData: t.exposeBoolean("holdsSubjectData", { description: "It holds data subjects' records: every erasure plan starts from it." }),
+    note: t.exposeString("note", { nullable: true }),
+    reason: t.exposeString("reason", { nullable: true }),
+    recordedBy: t.exposeString("recordedBy"),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+const factsLoader = createContextCache((ctx: GraphQLContext) => new DataLoader<string, CatalogueFactRecord | null>((ids) => ctx.services.compliance.catalogue.factsOf(ids)));
+
+builder.objectFields(ArtifactRef, (t) => ({
+  catalogueFacts: t.field({
+    type: CatalogueFactsObject,
+    nullable: true,
+    description: "The catalogue facts that apply to it (its own newest, else its dataset's), which erasure plans decide by.",
+    resolve: (a, _args, ctx) => factsLoader(ctx).load(a.id),
+  }),
+}));
+
+const AggregateFactsInput = builder.inputType("AggregateFactsInput", {
+  fields: (t) => ({
+    minGroupSize: t.int({ required: true }),
+    uniqueQuasiIdentifierCombinations: t.int({ required: true }),
+    quasiIdentifiers: t.stringList({ defaultValue: [] }),
+  }),
+});
+
+const CatalogueTargetInput = builder.inputType("CatalogueTargetInput", {
+  description: "An artifact (artifactId), or a dataset with every version of it, present and future (namespace and name).",
+  fields: (t) => ({ artifactId: t.id(), namespace: t.string(), name: t.string() }),
+});
+
+const RecordCatalogueFactsInput = builder.inputType("RecordCatalogueFactsInput", {
+  fields: (t) => ({
+    target: t.field({ type: CatalogueTargetInput, required: true }),
+    immutable: t.boolean({ defaultValue: false }),
+    objectLock: t.boolean({ defaultValue: false }),
+    rebuildableFromSource: t.boolean({ defaultValue: false }),
+    aggregate: t.field({ type: AggregateFactsInput, description: "Set when it is an aggregate: the numbers its non-personal argument rests on." }),
+    holdsSubjectData: t.boolean({ defaultValue: false }),
+    note: t.string({ description: "What it is: an embedding index, model weights, a feature store, …" }),
+    reason: t.string(),
+  }),
+});
+
+const ErasureActionEnum = builder.enumType("ErasureActionKind", {
+  values: {
+    CRYPTO_SHRED: { description: "An immutable store (WORM, object lock, tape, backups): destroy the subject's data key." },
+    REBUILD: { description: "Rebuildable from source: delete and re-materialise." },
+    AGGREGATE_OK: { description: "An aggregate whose smallest group is ≥ k with no unique quasi-identifier combination: argued non-personal, with the numbers." },
+    ESCALATE: { description: "Anything else (embeddings, model weights, feature stores, nothing catalogued): decide at DPO level." },
+    DELETE_RECORDS: { description: "An artifact holding the subject's records (a root): delete them there." },
+  },
+});
+
+const ErasureRootHoldsEnum = builder.enumType("ErasureRootReason", {
+  values: {
+    DECLARED_SUBJECT: { description: "A recording declared the subject on it (subjectKeys, or the provgraph_dataSubjects facet)." },
+    HOLDS_SUBJECT_DATA: { description: "Its catalogue facts say it holds subject data." },
+  },
+});
+
+const ErasureRootObject = builder.objectRef<ErasureRoot>("ErasureRoot").implement({
+  description: "An artifact that holds the subject: where the forward closure starts.",
+  fields: (t) => ({
+    artifactId: t.exposeID("artifactId"),
+    artifact: t.field({ type: ArtifactRef, resolve: (r) => r.artifactId }),
+    holds: t.field({ type: [ErasureRootHoldsEnum], resolve: (r) => r.holds }),
+    action: t.field({ type: ErasureActionEnum, resolve: (r) => r.action }),
+    argument: t.exposeString("argument"),
+    slaDays: t.exposeInt("slaDays"),
+    dueBy: t.field({ type: "DateTime", resolve: (r) => new Date(r.dueBy) }),
+  }),
+});
+
+const ErasureActionObject = builder.objectRef<ErasureAction>("ErasureAction").implement({
+  description: "What to do with one artifact derived from the subject's data.",
+  fields: (t) => ({
+    artifactId: t.exposeID("artifactId"),
+    artifact: t.field({ type: ArtifactRef, resolve: (a) => a.artifactId }),
+    depth: t.exposeInt("depth", { description: "Hops from the nearest root." }),
+    action: t.field({ type: ErasureActionEnum, resolve: (a) => a.action }),
+    argument: t.exposeString("argument", { description: "Why, with the numbers (recorded with the plan)." }),
+    kThreshold: t.exposeInt("kThreshold"),
+    minGroupSize: t.exposeInt("minGroupSize", { nullable: true }),
+    uniqueQuasiIdentifierCombinations: t.exposeInt("uniqueQuasiIdentifierCombinations", { nullable: true }),
+    factsId: t.exposeInt("factsId", { nullable: true, description: "The catalogue facts it was decided on (null: none known)." }),
+    slaDays: t.exposeInt("slaDays"),
+    dueBy: t.field({ type: "DateTime", resolve: (a) => new Date(a.dueBy) }),
+  }),
+});
+
+const TombstoneObject = builder.objectRef<ErasurePlanRecord["tombstone"]>("ErasureTombstone").implement({
+  description: "The last step: the subject key's keyed hash on the suppression list, so no later sync brings the subject back.",
+  fields: (t) => ({
+    action: t.exposeString("action", { description: "INSERT_TOMBSTONE." }),
+    list: t.exposeString("list"),
+    keyHash: t.exposeString("keyHash", { description: "hmac-sha256:<hex> of the subject key under the server's secret (the key itself is never stored)." }),
+  }),
+});
+
+const ErasureStatusEnum = builder.enumType("ErasurePlanStatus", { values: { PLANNED: {}, EXECUTED: { description: "executeErasure recorded it and inserted the tombstone." } } });
+
+const ErasurePlanObject = builder.objectRef<ErasurePlanRecord>("ErasurePlan").implement({
+  description: "Seed \"GDPR erasure\": the forward closure from every artifact holding a subject, one action per derived artifact with its SLA, and the tombstone.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    keyHash: t.exposeString("keyHash"),
+    kThreshold: t.exposeInt("kThreshold"),
+    createdAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.createdAt) }),
+    createdBy: t.exposeString("createdBy"),
+    status: t.field({ type: ErasureStatusEnum, resolve: (p) => (p.execution ? "EXECUTED" : "PLANNED") }),
+    executedAt: t.field({ type: "DateTime", nullable: true, resolve: (p) => p.execution?.executedAt ?? null }),
+    executedBy: t.string({ nullable: true, resolve: (p) => p.execution?.executedBy ?? null }),
+    roots: t.field({ type: [ErasureRootObject], resolve: (p) => p.roots }),
+    actions: t.field({ type: [ErasureActionObject], description: "One per derived artifact, nearest first.", resolve: (p) => p.actions }),
+    tombstone: t.field({ type: TombstoneObject, resolve: (p) => p.tombstone }),
+    document: t.field({ type: "JSON", description: "The plan as recorded (canonical JSON).", resolve: (p) => ({ id: p.id, keyHash: p.keyHash, kThreshold: p.kThreshold, createdAt: p.createdAt, roots: p.roots, actions: p.actions, tombstone: p.tombstone }) }),
+  }),
+});
+
+const actorOf = (ctx: GraphQLContext) => ({ name: ctx.principal.name, tokenId: ctx.principal.tokenId });
+/** The admin action's audit entry commits with it; only ids go there (never a subject key). */
+const audited =
+  (ctx: GraphQLContext, ...targets: string[]) =>
+  (tx: DbTx) =>
+    ctx.auditInTransaction?.(tx, ...targets) ?? Promise.resolve();
+
+builder.mutationFields((t) => ({
+  recordCatalogueFacts: t.field({
+    type: CatalogueFactsObject,
+    description: "Records what the catalogue knows about an artifact or a dataset (every version): immutable / object lock, rebuildable from source, aggregate numbers, holds subject data. The newest facts of a target apply. Needs the admin scope.",
+    args: { input: t.arg({ type: RecordCatalogueFactsInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const target = await catalogueTargetOf(ctx, input.target);
+      const facts = {
+        immutable: input.immutable ?? false,
+        objectLock: input.objectLock ?? false,
+        rebuildableFromSource: input.rebuildableFromSource ?? false,
+        aggregate: input.aggregate ? { minGroupSize: input.aggregate.minGroupSize, uniqueQuasiIdentifierCombinations: input.aggregate.uniqueQuasiIdentifierCombinations, quasiIdentifiers: input.aggregate.quasiIdentifiers ?? [] } : null,
+        holdsSubjectData: input.holdsSubjectData ?? false,
+        note: input.note ?? null,
+      };
+      return ctx.services.compliance.catalogue.record(target, facts, input.reason ?? null, actorOf(ctx), audited(ctx, ...(target.kind === "ARTIFACT" ? [target.artifactId] : [])));
+    },
+  }),
+  erasurePlan: t.field({
+    type: ErasurePlanObject,
+    description:
+      "Plans the erasure of a data subject and records the plan: the forward closure along wasDerivedFrom and column edges (DIRECT and INDIRECT) from every artifact holding the subject, one action per derived artifact (CRYPTO_SHRED, REBUILD, AGGREGATE_OK, ESCALATE) with its 30-day SLA, and the tombstone step. " +
+      "The subject key is hashed on arrival (HMAC with the server's secret) and never stored or logged. Needs the admin scope.",
+    args: { subjectKey: t.arg.string({ required: true }), kThreshold: t.arg.int({ defaultValue: 50, description: "The smallest group an aggregate may have to be argued non-personal." }) },
+    resolve: (_root, args, ctx) => ctx.services.compliance.erasure.plan(args.subjectKey, args.kThreshold ?? 50, actorOf(ctx)),
+  }),
+  executeErasure: t.field({
+    type: ErasurePlanObject,
+    description: "Records the plan as executed and inserts its tombstone (the subject key's keyed hash) on the suppression list: recording or ingesting that subject is refused from now on (SUBJECT_SUPPRESSED). Needs the admin scope.",
+    args: { planId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.compliance.erasure.execute(String(args.planId), actorOf(ctx), audited(ctx, String(args.planId))),
+  }),
+}));
+
+builder.queryFields((t) => ({
+  erasurePlans: t.connection({
+    type: ErasurePlanObject,
+    authScopes: { admin: true },
+    description: "Erasure plans, newest first, executed or not. Needs the admin scope.",
+    resolve: (_root, args, ctx) =>
+      resolveKeysetConnection<ErasurePlanRecord, string>(args, { connection: "erasurePlans", keyOf: (p) => p.id, parseKey: (key) => (isIdOfKind(key, "erasurePlan") ? key : undefined) }, (page) =>
+        ctx.services.compliance.erasure.list(page),
+      ),
+  }),
+  erasurePlanById: t.field({
+    type: ErasurePlanObject,
+    authScopes: { admin: true },
+    description: "One erasure plan (erp_…). Needs the admin scope.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.compliance.erasure.get(String(args.id)),
+  }),
+}));
+
+async function catalogueTargetOf(ctx: GraphQLContext, input: { artifactId?: string | number | null; namespace?: string | null; name?: string | null }): Promise<CatalogueTarget> {
+  const byId = input.artifactId != null;
+  if (byId === (input.namespace != null || input.name != null)) throw new InvalidArgumentError(byId ? "namespace" : "artifactId", "name either an artifact (artifactId) or a dataset (namespace and name)");
+  if (byId) return { kind: "ARTIFACT", artifactId: (await ctx.services.compliance.targets.artifact(String(input.artifactId))).artifactId };
+  if (input.namespace == null || input.name == null) throw new InvalidArgumentError(input.namespace == null ? "namespace" : "name", "namespace and name go together");
+  for (const [field, value] of [["namespace", input.namespace], ["name", input.name]] as const) {
+    const unsafe = unsafeTextReason(value);
+    if (unsafe) throw new InvalidArgumentError(field, unsafe);
+  }
+  return { kind: "DATASET", namespace: input.namespace, name: input.name };
+}

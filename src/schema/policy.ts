@@ -1,0 +1,251 @@
+import { createContextCache } from "@pothos/core";
+import DataLoader from "dataloader";
+import { redactedFields } from "../auth/pothos";
+import type { ColumnView } from "../services/columns";
+import type { PolicySubject, PolicyTagAssignmentRecord, PolicyTagHoldingRecord, TagDowngradeRecord, TagTarget } from "../services/compliance";
+import { ArtifactRef } from "./artifact";
+import { builder } from "./builder";
+import { ColumnObject } from "./column-lineage";
+import { resolveKeysetConnection } from "./connection-page";
+import type { GraphQLContext } from "./context";
+import { artifactIdArg } from "./id-args";
+
+/**
+ * Policy tags on the GraphQL side: the admin mutations (tagColumn, tagArtifact, downgradeTag), the
+ * downgrade audit (tagAudit), what columns and artifacts hold, and the details policy tags protect
+ * (a column's description, sample values and facets; an artifact's metadata), guarded with
+ * `redactBy` (src/auth/pothos/redaction-plugin.ts enforces it).
+ */
+
+/** The policy subject of a column's details, of an artifact's metadata. */
+export const columnSubject = (c: { artifactId: string; field: string }): PolicySubject => ({ kind: "COLUMN", artifactId: c.artifactId, field: c.field });
+export const artifactSubject = (a: { id: string }): PolicySubject => ({ kind: "ARTIFACT", artifactId: a.id });
+
+// Per request (and per subscription event: the context caches are reset), one statement per kind of subject.
+const tagsLoader = createContextCache(
+  (ctx: GraphQLContext) => new DataLoader<PolicySubject, string[], string>((subjects) => ctx.services.compliance.tagReader.tagsOf(subjects), { cacheKeyFn: (s) => JSON.stringify(s) }),
+);
+/** What the GraphQL context hands the redaction plugin: the tags guarding a subject, batched. */
+export const policyTagsOf = (ctx: GraphQLContext) => (subject: object) => tagsLoader(ctx).load(subject as PolicySubject);
+
+const columnTagsLoader = createContextCache(
+  (ctx: GraphQLContext) =>
+    new DataLoader<{ artifactId: string; field: string }, PolicyTagHoldingRecord[], string>((columns) => ctx.services.compliance.tagReader.ofColumns(columns), { cacheKeyFn: (c) => JSON.stringify([c.artifactId, c.field]) }),
+);
+const artifactTagsLoader = createContextCache((ctx: GraphQLContext) => new DataLoader<string, PolicyTagHoldingRecord[]>((ids) => ctx.services.compliance.tagReader.ofArtifacts(ids)));
+const columnDetailsLoader = createContextCache(
+  (ctx: GraphQLContext) => new DataLoader((columns: readonly { artifactId: string; field: string }[]) => ctx.services.compliance.columnDetails.of(columns), { cacheKeyFn: (c) => JSON.stringify([c.artifactId, c.field]) }),
+);
+
+const TagSourceEnum = builder.enumType("PolicyTagSource", {
+  values: {
+    ADMIN: { description: "Assigned by an admin (tagColumn, tagArtifact)." },
+    OPENLINEAGE: { description: "Reported by a producer: OpenLineage's tags dataset facet." },
+  },
+});
+
+const TagLevelEnum = builder.enumType("PolicyTagLevel", {
+  values: {
+    COLUMN: { description: "Held by the column itself: assigned to it, or inherited along column edges." },
+    VERSION: { description: "Held by its dataset version as a whole: a dataset-wide column edge (a filter, a join, a grouping) carried it, and it covers every column of the version." },
+    ARTIFACT: { description: "Held by its artifact: assigned to it, or inherited along wasDerivedFrom edges; it covers every column of the artifact." },
+  },
+});
+
+const TagTargetObject = builder.objectRef<TagTarget>("PolicyTagTarget").implement({
+  description: "What a tag is given to or removed from: a column of a dataset version, or an artifact as a whole (`field` null).",
+  fields: (t) => ({
+    artifactId: t.id({ resolve: (target) => target.artifactId }),
+    artifact: t.field({ type: ArtifactRef, resolve: (target) => target.artifactId }),
+    field: t.string({ nullable: true, resolve: (target) => (target.kind === "COLUMN" ? target.field : null) }),
+  }),
+});
+
+const AssignmentObject = builder.objectRef<PolicyTagAssignmentRecord>("PolicyTagAssignment").implement({
+  description: "A policy tag given to a node: the origin every node that inherits it names.",
+  fields: (t) => ({
+    id: t.exposeInt("id"),
+    tag: t.exposeString("tag"),
+    target: t.field({ type: TagTargetObject, resolve: (a) => a.target }),
+    source: t.field({ type: TagSourceEnum, resolve: (a) => a.source }),
+    reportedSource: t.exposeString("reportedSource", { nullable: true, description: "OpenLineage: the tag's own `source` (INTEGRATION, USER, DBT CORE, …)." }),
+    value: t.exposeString("value", { nullable: true, description: "OpenLineage: the tag's `value`." }),
+    reason: t.exposeString("reason", { nullable: true, description: "Why (ADMIN)." }),
+    assignedBy: t.exposeString("assignedBy", { description: "The token's name or 'open mode' (ADMIN); the event's producer (OPENLINEAGE)." }),
+    tokenId: t.exposeID("tokenId", { nullable: true }),
+    runId: t.exposeID("runId", { nullable: true, description: "OpenLineage: the run whose event reported it." }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+const HoldingObject = builder.objectRef<PolicyTagHoldingRecord>("PolicyTagHolding").implement({
+  description: "A tag a column or artifact holds, and where it came from.",
+  fields: (t) => ({
+    tag: t.exposeString("tag"),
+    level: t.field({ type: TagLevelEnum, description: "Through what it is held.", resolve: (h) => h.level }),
+    depth: t.exposeInt("depth", { description: "Path length from the origin: 0 = assigned to this node itself." }),
+    inherited: t.boolean({ resolve: (h) => h.depth > 0 }),
+    origin: t.field({ type: AssignmentObject, description: "The nearest assignment it comes from (ties: the oldest).", resolve: (h) => h.origin }),
+  }),
+});
+
+const DowngradeObject = builder.objectRef<TagDowngradeRecord>("TagDowngrade").implement({
+  description: "An inherited tag removed from one node: who, why and when, and what the node held then. Propagation never gives it the tag again.",
+  fields: (t) => ({
+    id: t.exposeInt("id"),
+    target: t.field({ type: TagTargetObject, resolve: (d) => d.target }),
+    tag: t.exposeString("tag"),
+    reason: t.exposeString("reason"),
+    downgradedBy: t.exposeString("downgradedBy", { description: "The token's name, or 'open mode'." }),
+    tokenId: t.exposeID("tokenId", { nullable: true }),
+    origin: t.field({ type: AssignmentObject, nullable: true, description: "The origin the node held the tag from.", resolve: (d) => d.origin }),
+    depth: t.exposeInt("depth", { description: "The path length it held the tag at." }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+builder.objectFields(ColumnObject, (t) => ({
+  policyTags: t.field({
+    type: [HoldingObject],
+    description: "The policy tags this column holds: its own, its version's as a whole and its artifact's (unless downgraded on this column); one per tag, by tag.",
+    resolve: (c, _args, ctx) => columnTagsLoader(ctx).load({ artifactId: c.artifactId, field: c.field }),
+  }),
+  sampleValues: t.field({
+    type: ["JSON"],
+    nullable: true,
+    redactBy: (c: ColumnView) => columnSubject(c),
+    description: "Sample values, as a producer reported them (the provgraph_columnSamples facet). Null without the clearance for each of the column's tags (see `redacted`).",
+    resolve: async (c, _args, ctx) => (await columnDetailsLoader(ctx).load({ artifactId: c.artifactId, field: c.field })).sampleValues,
+  }),
+  facets: t.field({
+    type: "JSON",
+    nullable: true,
+    redactBy: (c: ColumnView) => columnSubject(c),
+    description: "What producers' facets say about this column, by facet: schema (its field entry), tags, dataQualityMetrics, provgraph_columnSamples. Null without the clearance for each of the column's tags.",
+    resolve: async (c, _args, ctx) => (await columnDetailsLoader(ctx).load({ artifactId: c.artifactId, field: c.field })).facets,
+  }),
+  redacted: t.stringList({
+    description: "The fields of this column redacted for you (description, sampleValues, facets): it holds a tag you have no clearance:<TAG> scope for. Empty when you see everything.",
+    resolve: (c, args, ctx) => redactedFields("Column")(c, args, ctx),
+  }),
+}));
+
+builder.objectFields(ArtifactRef, (t) => ({
+  policyTags: t.field({
+    type: [HoldingObject],
+    description: "The policy tags this artifact holds as a whole (assigned to it, or inherited along wasDerivedFrom); one per tag. Its columns' own tags are on its columns.",
+    resolve: (a, _args, ctx) => artifactTagsLoader(ctx).load(a.id),
+  }),
+  redacted: t.stringList({
+    description: "The fields of this artifact redacted for you (metadata): it holds a tag you have no clearance:<TAG> scope for.",
+    resolve: (a, args, ctx) => redactedFields("Artifact")(a, args, ctx),
+  }),
+}));
+
+const ColumnTargetInput = builder.inputType("ColumnTargetInput", {
+  description: "A column of a dataset version: its artifact id, or the dataset's namespace and name (its newest version, or `version`); and the field.",
+  fields: (t) => ({
+    artifactId: t.id(),
+    namespace: t.string(),
+    name: t.string(),
+    version: t.string(),
+    field: t.string({ required: true }),
+  }),
+});
+
+const NodeTargetInput = builder.inputType("PolicyNodeInput", {
+  description: "A column (with `field`) or an artifact as a whole (without): by artifact id, or by dataset namespace and name (its newest version, or `version`).",
+  fields: (t) => ({
+    artifactId: t.id(),
+    namespace: t.string(),
+    name: t.string(),
+    version: t.string(),
+    field: t.string(),
+  }),
+});
+
+const TagColumnInput = builder.inputType("TagColumnInput", {
+  fields: (t) => ({
+    column: t.field({ type: ColumnTargetInput, required: true }),
+    tag: t.string({ required: true, description: "PII, PCI, CONFIDENTIAL or any name a clearance can name: 1-64 letters, digits, '_', '.' or '-'." }),
+    reason: t.string({ required: true, description: "Why: recorded with the assignment." }),
+  }),
+});
+
+const TagArtifactInput = builder.inputType("TagArtifactInput", {
+  fields: (t) => ({
+    artifactId: t.id({ required: true }),
+    tag: t.string({ required: true, description: "As for tagColumn." }),
+    reason: t.string({ required: true }),
+  }),
+});
+
+const DowngradeTagInput = builder.inputType("DowngradeTagInput", {
+  fields: (t) => ({
+    target: t.field({ type: NodeTargetInput, required: true }),
+    tag: t.string({ required: true }),
+    reason: t.string({ required: true, description: "Why it no longer applies here (e.g. a salted hash whose salt lives elsewhere): recorded with who and when." }),
+  }),
+});
+
+interface TagPayloadShape {
+  assignment: PolicyTagAssignmentRecord;
+  created: boolean;
+  holders: number;
+}
+
+const TagPayload = builder.objectRef<TagPayloadShape>("TagPayload").implement({
+  fields: (t) => ({
+    assignment: t.field({ type: AssignmentObject, resolve: (p) => p.assignment }),
+    created: t.exposeBoolean("created", { description: "False when the node had this tag assigned already (the first assignment stands)." }),
+    holders: t.exposeInt("holders", { description: "Nodes that hold the tag through this assignment once it has flowed (the backfill): the node itself and every descendant it reached." }),
+  }),
+});
+
+const actorOf = (ctx: GraphQLContext) => ({ name: ctx.principal.name, tokenId: ctx.principal.tokenId });
+/** The admin action's audit entry commits with it, naming the artifact it touched. */
+const auditing = (ctx: GraphQLContext, target: TagTarget) => (tx: Parameters<NonNullable<GraphQLContext["auditInTransaction"]>>[0]) => ctx.auditInTransaction?.(tx, target.artifactId) ?? Promise.resolve();
+
+async function tagged(ctx: GraphQLContext, target: TagTarget, tag: string, reason: string): Promise<TagPayloadShape> {
+  const { assignment, created } = await ctx.services.compliance.tags.assign(target, tag, reason, actorOf(ctx), auditing(ctx, target));
+  return { assignment, created, holders: await ctx.services.compliance.tagReader.holdersOf(assignment.id) };
+}
+
+builder.mutationFields((t) => ({
+  tagColumn: t.field({
+    type: TagPayload,
+    description:
+      "Gives a column a policy tag, with the reason; every column whose lineage touches it inherits the tag (backfilled now along DIRECT and INDIRECT column edges, and at write time for new lineage). Needs the admin scope.",
+    args: { input: t.arg({ type: TagColumnInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => tagged(ctx, await ctx.services.compliance.targets.column(input.column), input.tag, input.reason),
+  }),
+  tagArtifact: t.field({
+    type: TagPayload,
+    description: "Gives an artifact (as a whole: all its columns) a policy tag, with the reason; every artifact derived from it inherits the tag along wasDerivedFrom. Needs the admin scope.",
+    args: { input: t.arg({ type: TagArtifactInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => tagged(ctx, await ctx.services.compliance.targets.artifact(String(artifactIdArg("artifactId", input.artifactId))), input.tag, input.reason),
+  }),
+  downgradeTag: t.field({
+    type: DowngradeObject,
+    description:
+      "Removes an inherited tag from one column or artifact, recording who, why and when (tagAudit lists it). The tag is never given to that node again, and no longer flows on through it; nodes it also reaches by other paths keep it. TAG_NOT_INHERITED when the tag was assigned there or is not held. Needs the admin scope.",
+    args: { input: t.arg({ type: DowngradeTagInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const target = await ctx.services.compliance.targets.node(input.target);
+      return ctx.services.compliance.tags.downgrade(target, input.tag, input.reason, actorOf(ctx), auditing(ctx, target));
+    },
+  }),
+}));
+
+builder.queryFields((t) => ({
+  tagAudit: t.connection({
+    type: DowngradeObject,
+    authScopes: { admin: true },
+    description: "Tag downgrades, newest first (optionally of one tag): who removed which inherited tag from which node, why and when. Needs the admin scope.",
+    args: { tag: t.arg.string() },
+    resolve: (_root, args, ctx) =>
+      resolveKeysetConnection<TagDowngradeRecord, number>(args, { connection: "tagAudit", keyOf: (d) => String(d.id), parseKey: (key) => (/^[1-9]\d{0,15}$/.test(key) ? Number(key) : undefined) }, (page) =>
+        ctx.services.compliance.tagReader.downgrades(page, args.tag),
+      ),
+  }),
+}));

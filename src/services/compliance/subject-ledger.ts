@@ -1,0 +1,31 @@
+import type { DbTx } from "../../db/client";
+import { insertRows, type SubjectDeclarationDraft } from "../recording";
+import { SubjectSuppressedError } from "./errors";
+import type { SubjectKeys } from "./subject-keys";
+
+/**
+ * The data subjects recordings declare (an artifact's `subjectKeys`, an OpenLineage dataset's
+ * provgraph_dataSubjects facet), settled at the end of the recording's unit, before it commits: a
+ * subject on the suppression list refuses the whole unit (SUBJECT_SUPPRESSED, naming where it was
+ * declared); the others are recorded as (keyed hash, artifact), which erasure plans start from.
+ */
+export class SubjectLedger {
+  constructor(private readonly keys: SubjectKeys) {}
+
+  async settle(tx: DbTx, declarations: readonly SubjectDeclarationDraft[]): Promise<void> {
+    if (declarations.length === 0) return;
+    const hashed = declarations.map((d) => ({ ...d, keyHash: "hash" in d.key ? d.key.hash : this.keys.hash(d.key.raw, d.at) }));
+    const hashes = [...new Set(hashed.map((d) => d.keyHash))];
+    const suppressed = new Set((await tx.subjectTombstone.findMany({ where: { keyHash: { in: hashes } }, select: { keyHash: true } })).map((t) => t.keyHash));
+    const refused = hashed.find((d) => suppressed.has(d.keyHash));
+    if (refused) throw new SubjectSuppressedError(refused.at, refused.artifactId);
+    const at = new Date();
+    await insertRows(tx, "SubjectDeclaration", ["keyHash", "artifactId", "createdAt"], uniqueRows(hashed.map((d) => [d.keyHash, d.artifactId, at])), { ignoreConflicts: true });
+  }
+}
+
+function uniqueRows(rows: unknown[][]): unknown[][] {
+  const seen = new Map<string, unknown[]>();
+  for (const row of rows) seen.set(`${row[0]}\u0000${row[1]}`, row);
+  return [...seen.values()];
+}

@@ -1,0 +1,99 @@
+import type { ArtifactId } from "../ids";
+
+/**
+ * Policy tags (seed "Policy travels along the same edges"): PII, PCI, CONFIDENTIAL or any name a
+ * clearance scope can name (`clearance:<TAG>`).
+ */
+export const POLICY_TAG = /^[A-Za-z0-9_.-]{1,64}$/;
+export const POLICY_TAG_SYNTAX = "1-64 letters, digits, '_', '.' or '-' (what a clearance:<TAG> scope can name)";
+/** The most characters a reason (for a tag, a downgrade, a catalogue fact) may have. */
+export const MAX_REASON_LENGTH = 2_000;
+
+/** What a tag is given to: a column of a dataset version, or an artifact as a whole. */
+export type TagTarget = { kind: "COLUMN"; artifactId: ArtifactId; field: string } | { kind: "ARTIFACT"; artifactId: ArtifactId };
+
+/** How a node holds a tag: on the column itself, through its dataset version as a whole (a dataset-wide edge), or through its artifact. */
+export type TagLevel = "COLUMN" | "VERSION" | "ARTIFACT";
+
+export type TagSource = "ADMIN" | "OPENLINEAGE";
+
+export interface PolicyTagAssignmentRecord {
+  id: number;
+  tag: string;
+  target: TagTarget;
+  source: TagSource;
+  /** OpenLineage: the tag's own `source` (INTEGRATION, USER, DBT CORE, …) and `value`. */
+  reportedSource: string | null;
+  value: string | null;
+  reason: string | null;
+  /** The token's name or "open mode" (ADMIN); the event's producer (OPENLINEAGE). */
+  assignedBy: string;
+  tokenId: string | null;
+  runId: string | null;
+  createdAt: Date;
+}
+
+/** A tag a node holds: assigned to it (depth 0) or inherited, through `level`, from its nearest origin. */
+export interface PolicyTagHoldingRecord {
+  tag: string;
+  level: TagLevel;
+  /** Edges from the origin (0: assigned to this very node). */
+  depth: number;
+  origin: PolicyTagAssignmentRecord;
+}
+
+export interface TagDowngradeRecord {
+  id: number;
+  target: TagTarget;
+  tag: string;
+  reason: string;
+  downgradedBy: string;
+  tokenId: string | null;
+  /** What the node held when it was downgraded. */
+  origin: PolicyTagAssignmentRecord | null;
+  depth: number;
+  createdAt: Date;
+}
+
+/** Who did an admin action: the principal's name and token (null in open mode). */
+export interface Actor {
+  name: string;
+  tokenId: string | null;
+}
+
+export function targetOfRow(row: { nodeKind: string; artifactId: string; field: string }): TagTarget {
+  return row.nodeKind === "COLUMN" ? { kind: "COLUMN", artifactId: row.artifactId as ArtifactId, field: row.field } : { kind: "ARTIFACT", artifactId: row.artifactId as ArtifactId };
+}
+
+export function assignmentOfRow(row: {
+  id: number;
+  tag: string;
+  nodeKind: string;
+  artifactId: string;
+  field: string;
+  source: string;
+  reportedSource: string | null;
+  value: string | null;
+  reason: string | null;
+  assignedBy: string;
+  tokenId: string | null;
+  runId: string | null;
+  createdAt: Date;
+}): PolicyTagAssignmentRecord {
+  return {
+    id: row.id,
+    tag: row.tag,
+    target: targetOfRow(row),
+    source: row.source as TagSource,
+    reportedSource: row.reportedSource,
+    value: row.value,
+    reason: row.reason,
+    assignedBy: row.assignedBy,
+    tokenId: row.tokenId,
+    runId: row.runId,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The row key of a target: field "" for an artifact. */
+export const targetKey = (target: TagTarget) => ({ nodeKind: target.kind, artifactId: target.artifactId as string, field: target.kind === "COLUMN" ? target.field : "" });
