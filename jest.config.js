@@ -5,7 +5,8 @@ module.exports = {
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   testMatch: ["<rootDir>/test/**/*.test.ts", "<rootDir>/plugins/**/*.test.ts"],
   // *.pg.test.ts need PostgreSQL (several server processes on one database): run on the PostgreSQL pass only.
-  testPathIgnorePatterns: process.env.TEST_DATABASE_URL ? ["/node_modules/"] : ["/node_modules/", "\\.pg\\.test\\.ts$"],
+  // The crash and fuzz suites choose their own databases and run once per CI run (npm run test:reliability).
+  testPathIgnorePatterns: [...(process.env.TEST_DATABASE_URL ? [] : ["\\.pg\\.test\\.ts$"]), "/node_modules/", "<rootDir>/test/crash/", "<rootDir>/test/fuzz/"],
   transform: { "^.+\\.tsx?$": ["@swc/jest"] },
   testTimeout: 60000,
 };

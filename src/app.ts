@@ -108,6 +108,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     { commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger, subjectKeys: services.compliance.subjectKeys },
     database.reader,
   );
+  for (const invariant of openLineage.invariants) services.integrity.register(invariant);
   await services.feeds.start();
   const heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({

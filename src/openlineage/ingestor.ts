@@ -7,6 +7,7 @@ import type { RunId } from "../services/ids";
 import type { CommitPath, OperationRegistry } from "../services/recording";
 import type { ExecutionStatus } from "../services/records";
 import { EventTooDeepError, EventTooLargeError, InvalidEventError } from "./errors";
+import { nulIn } from "./nul-text";
 import { parseEvent, type ParsedEvent } from "./event-facts";
 import { OPENLINEAGE_LIMITS } from "./limits";
 import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
@@ -151,7 +152,11 @@ export class OpenLineageIngestor {
     const violation = this.schema.validate(event);
     if (violation) throw new InvalidEventError(violation.pointer, violation.reason);
     const subjectKeys = this.deps.subjectKeys;
-    return parseEvent(event as Record<string, unknown>, text, subjectKeys ? (key, pointer) => subjectKeys.hash(key, { pointer }) : undefined);
+    const parsed = parseEvent(event as Record<string, unknown>, text, subjectKeys ? (key, pointer) => subjectKeys.hash(key, { pointer }) : undefined);
+    // Names were checked by the parse, with their rules; any other string may still hold a NUL.
+    const nul = nulIn(event);
+    if (nul) throw new InvalidEventError(nul.pointer, `contains the control character U+0000 at index ${nul.index}, which provgraph does not store`);
+    return parsed;
   }
 }
 

@@ -18,6 +18,7 @@ import "./openlineage";
 import "./policy";
 import "./compliance";
 import "./subscription";
+import "./integrity";
 
 builder.queryType({});
 builder.mutationType({});

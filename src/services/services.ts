@@ -6,6 +6,7 @@ import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composi
 import { ExecutionReader } from "./execution-reader";
 import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";
 import { GraphViews } from "./graph-views/graph-views";
+import { CORE_INVARIANTS, IntegrityChecker } from "./integrity";
 import { type ColumnServices, createColumnServices } from "./columns";
 import { type ComplianceServices, createComplianceEngines, createComplianceServices, settleUnitSubjects } from "./compliance";
 import { createLineageServices, type LineageServices } from "./lineage";
@@ -35,6 +36,8 @@ export interface Services {
   graphViews: GraphViews;
   /** Live feeds of what the commit path commits (subscriptions). Start it before serving (Feeds.start). */
   feeds: Feeds;
+  /** The store's invariants (integrityReport); rooms outside the core register theirs at start-up. */
+  integrity: IntegrityChecker;
   /** Policy tags, evidence packages, erasure plans. */
   compliance: ComplianceServices;
 }
@@ -86,5 +89,7 @@ export function createServices(
     // Replays must see every committed event (a replica may lag): they read the primary.
     feeds: new Feeds(feedLog, commits, database.primaryReader, lineage.closures, feeds),
     compliance: createComplianceServices(engines, database, commits, columns),
+    // Checks the truth, not a replica that may lag (an admin asks after a crash, before writes resume).
+    integrity: new IntegrityChecker(database.primaryReader, CORE_INVARIANTS),
   };
 }

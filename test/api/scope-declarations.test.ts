@@ -35,6 +35,7 @@ describe("every root field declares the scope it needs, and undeclared ones fail
       ["auditLog", { admin: true }],
       ["erasurePlanById", { admin: true }],
       ["erasurePlans", { admin: true }],
+      ["integrityReport", { admin: true }],
       ["tagAudit", { admin: true }],
     ]);
     // Compliance reads: evidence packages and their verification need read only (as GET /api/v1/evidence does).

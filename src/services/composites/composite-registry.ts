@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import type { CompositeDefinition as CompositeDefinitionRow } from "../../generated/sqlite/client";
 import { canonicalJson } from "../canonical-json";
+import { unsafeTextReason } from "../safe-text";
 import { type OperationId, operationIdFor } from "../ids";
 import type { CommitPath, OperationRegistry } from "../recording";
 import type { OperationRecord } from "../records";
@@ -75,6 +76,8 @@ export class CompositeRegistry {
   }
 
   async find(name: string, version: string): Promise<CompositeDefinition | undefined> {
+    // Registration refuses such names, so none is stored (and PostgreSQL refuses NUL in a query).
+    if (unsafeTextReason(name) || unsafeTextReason(version)) return undefined;
     const cached = this.cache.get(operationIdFor(name, version));
     if (cached) return cached;
     const row = await this.db.compositeDefinition.findUnique({ where: { name_version: { name, version } } });

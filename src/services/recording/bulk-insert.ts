@@ -96,8 +96,12 @@ function jsonInsertSql(table: string, columns: readonly string[], options: Inser
 }
 
 /** Dates as ISO text (UTC), which PostgreSQL reads into timestamp(3) as Prisma writes them. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 function jsonPayload(columns: readonly string[], rows: readonly unknown[][]): string {
-  const cell = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+  // A lone surrogate becomes U+FFFD, as the driver's UTF-8 encoding makes it on the VALUES path:
+  // JSON.stringify escapes it as \udXXX, which PostgreSQL's json parser refuses (found by the fuzz suite).
+  const cell = (value: unknown) => (value instanceof Date ? value.toISOString() : typeof value === "string" ? value.replace(LONE_SURROGATE, "\ufffd") : value);
   return JSON.stringify(
     rows.map((row) => {
       const object: Record<string, unknown> = {};

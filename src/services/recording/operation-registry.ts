@@ -125,6 +125,8 @@ export class OperationRegistry {
 
   /** The registered operation, or undefined. */
   async find(name: string, version: string): Promise<OperationRecord | undefined> {
+    // Registration refuses such names, so none is stored (and PostgreSQL refuses NUL in a query).
+    if (unsafeTextReason(name) || unsafeTextReason(version)) return undefined;
     const key = `${name}\u0000${version}`;
     const cached = this.cache.get(key);
     if (cached) return cached;

@@ -112,6 +112,8 @@ function* shapeChecks(request: RecordExecutionRequest): Generator<void, RecordEx
     entry.sources.forEach((source, j) => text(`lineage[${i}].sources[${j}]`, source));
   });
   text("agent", request.agent);
+  text("pins.codeVersion", request.pins?.codeVersion);
+  text("pins.imageDigest", request.pins?.imageDigest);
   const hasPipeline = request.pipeline != null;
   const hasStep = request.step != null;
   if (hasPipeline !== hasStep) throw new InvalidArgumentError(hasPipeline ? "step" : "pipeline", "pipeline and step are given together or not at all");
