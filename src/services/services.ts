@@ -8,7 +8,7 @@ import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds"
 import { GraphViews } from "./graph-views/graph-views";
 import { CORE_INVARIANTS, IntegrityChecker } from "./integrity";
 import { type ColumnServices, createColumnServices } from "./columns";
-import { type ComplianceServices, createComplianceEngines, createComplianceServices, settleUnitSubjects } from "./compliance";
+import { type ComplianceServices, createComplianceEngines, createComplianceServices, inheritedPolicyTags, settleUnitSubjects } from "./compliance";
 import { createLineageServices, type LineageServices } from "./lineage";
 import { OperationReader } from "./operation-reader";
 import { type CommitPath, ExecutionRecorder, GroupCommit, OperationRegistry, runPropagatePlugins, type UnitFinisher } from "./recording";
@@ -90,6 +90,6 @@ export function createServices(
     feeds: new Feeds(feedLog, commits, database.primaryReader, lineage.closures, feeds),
     compliance: createComplianceServices(engines, database, commits, columns),
     // Checks the truth, not a replica that may lag (an admin asks after a crash, before writes resume).
-    integrity: new IntegrityChecker(database.primaryReader, CORE_INVARIANTS),
+    integrity: new IntegrityChecker(database.primaryReader, [...CORE_INVARIANTS, inheritedPolicyTags(commits, engines.tagFlow)]),
   };
 }

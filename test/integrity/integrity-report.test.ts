@@ -14,7 +14,7 @@ const INTEGRITY_REPORT = `query($sample: Int) {
   integrityReport(sample: $sample) { ok invariants { name checked violations sample { subject detail } } }
 }`;
 
-const NAMES = ["execution-rows", "edge-endpoints", "output-sources", "edge-types", "group-ids", "pipeline-steps", "feed-sequence", "openlineage-run-state"];
+const NAMES = ["execution-rows", "edge-endpoints", "output-sources", "edge-types", "group-ids", "pipeline-steps", "feed-sequence", "inherited-policy-tags", "openlineage-run-state"];
 
 describe("integrityReport", () => {
   let t: TokenTestApp;
@@ -78,6 +78,15 @@ describe("integrityReport", () => {
       "/api/v1/lineage/batch",
     );
     expect([posted.status, posted.json.stored, posted.json.refused]).toEqual([200, 4, 0]);
+    // A chain of its own with a policy tag at its head (backfilled to T0_clean and T0_clean_v2): the
+    // corruptions of the other tests do not touch its lineage, so they change no holding.
+    const t0 = (await recordOk(t, { operation: "source", operationVersion: "1", inputs: [], outputs: [{ role: "raw", artifacts: drafts("tags", ["T0.csv"]) }] })).outputIds["T0.csv"];
+    const t1 = (await recordOk(t, { operation: "clean", operationVersion: "1", inputs: [{ role: "data", artifactIds: [t0] }], outputs: [{ role: "cleaned", artifacts: drafts("tags", ["T0_clean.csv"]) }] })).outputIds["T0_clean.csv"];
+    await recordOk(t, { operation: "clean", operationVersion: "1", inputs: [{ role: "data", artifactIds: [t1] }], outputs: [{ role: "cleaned", artifacts: drafts("tags", ["T0_clean_v2.csv"]) }] });
+    ids["T0.csv"] = t0;
+    const tagged = await t.gql(`mutation($input: TagArtifactInput!) { tagArtifact(input: $input) { holders } }`, { input: { artifactId: t0, tag: "PII", reason: "names" } });
+    expect(tagged.errors).toBeUndefined();
+    expect((tagged.data!.tagArtifact as { holders: number }).holders).toBe(3);
   });
   afterAll(() => t.close());
 
@@ -95,6 +104,7 @@ describe("integrityReport", () => {
       "group-ids": counts.edges,
       "pipeline-steps": (await t.app.database.prisma.execution.count({ where: { pipeline: { not: null }, step: { not: null } } })) + counts.steps,
       "feed-sequence": counts.feedEvents,
+      "inherited-policy-tags": await t.app.database.prisma.policyTagHolding.count(),
       "openlineage-run-state": counts.openLineageRuns,
     });
     expect(counts.openLineageRuns).toBe(4); // three runs and the parent stub
@@ -191,10 +201,35 @@ describe("integrityReport", () => {
     await t.app.database.prisma.feedEvent.update({ where: { sequence: last.sequence }, data: { createdAt: last.createdAt } });
   });
 
+  test("inherited-policy-tags: a holding at the wrong depth, one missing, one the rule does not give; checking repairs nothing", async () => {
+    const db = t.app.database.prisma;
+    const derived = await db.policyTagHolding.findMany({ where: { depth: { gt: 0 } }, orderBy: [{ artifactId: "asc" }, { field: "asc" }] });
+    expect(derived.map((h) => h.depth).sort()).toEqual([1, 2]);
+    const [moved, lost] = derived;
+    const origin = (await db.policyTagAssignment.findFirst({ where: { tag: "PII" } }))!;
+    await exec(`UPDATE "PolicyTagHolding" SET "depth" = 7 WHERE "nodeKind" = ? AND "artifactId" = ? AND "field" = ? AND "tag" = 'PII'`, moved.nodeKind, moved.artifactId, moved.field);
+    await exec(`DELETE FROM "PolicyTagHolding" WHERE "nodeKind" = ? AND "artifactId" = ? AND "field" = ? AND "tag" = 'PII'`, lost.nodeKind, lost.artifactId, lost.field);
+    await exec(`INSERT INTO "PolicyTagHolding" ("nodeKind", "artifactId", "field", "tag", "originId", "depth") VALUES ('ARTIFACT', ?, '', 'PII', ?, 3)`, ids["B1.csv"], origin.id);
+    const before = await db.policyTagHolding.findMany({ orderBy: [{ artifactId: "asc" }, { nodeKind: "asc" }, { field: "asc" }, { tag: "asc" }] });
+    expect(await violations()).toEqual(only("inherited-policy-tags", 3));
+    const at = (h: { nodeKind: string; artifactId: string; field: string }) => `PII ${h.nodeKind} ${h.artifactId}${h.field ? `.${h.field}` : ""}`;
+    expect((await report()).invariants.find((i) => i.name === "inherited-policy-tags")!.sample.sort((a, b) => a.detail.localeCompare(b.detail))).toEqual(
+      [
+        { subject: at({ nodeKind: "ARTIFACT", artifactId: ids["B1.csv"], field: "" }), detail: `held (origin ${origin.id}, depth 3) but the rule derives nothing there` },
+        { subject: at(moved), detail: `held from origin ${moved.originId} at depth 7; the rule derives origin ${moved.originId} at depth ${moved.depth}` },
+        { subject: at(lost), detail: `missing: the rule derives it from origin ${lost.originId} at depth ${lost.depth}` },
+      ].sort((a, b) => a.detail.localeCompare(b.detail)),
+    );
+    // The check derived everything afresh in a unit it rolled back: the store is as the corruption left it.
+    expect(await db.policyTagHolding.findMany({ orderBy: [{ artifactId: "asc" }, { nodeKind: "asc" }, { field: "asc" }, { tag: "asc" }] })).toEqual(before);
+    await t.app.services.compliance.tags.recompute();
+    expect(await violations()).toEqual(only("inherited-policy-tags", 0));
+  });
+
   test("openlineage-run-state: an execution status that is not the fold of its stored events", async () => {
     await t.app.database.prisma.execution.update({ where: { runId: olRun }, data: { status: "FAILED" } });
     expect(await violations()).toEqual(only("openlineage-run-state", 1));
-    expect((await report()).invariants[7].sample).toEqual([{ subject: olRun, detail: 'status is "FAILED", the fold of its 2 stored events gives "COMPLETED"' }]);
+    expect((await report()).invariants.find((i) => i.name === "openlineage-run-state")!.sample).toEqual([{ subject: olRun, detail: 'status is "FAILED", the fold of its 2 stored events gives "COMPLETED"' }]);
     await t.app.database.prisma.execution.update({ where: { runId: olRun }, data: { status: "COMPLETED" } });
   });
 
@@ -202,7 +237,7 @@ describe("integrityReport", () => {
     const start = (await t.app.database.prisma.openLineageEvent.findFirst({ where: { runId: olRun, eventType: "START" } }))!;
     await exec(`DELETE FROM "OpenLineageEvent" WHERE "id" = ?`, start.id);
     expect(await violations()).toEqual(only("openlineage-run-state", 3));
-    expect((await report()).invariants[7].sample.map((v) => v.detail)).toEqual([
+    expect((await report()).invariants.find((i) => i.name === "openlineage-run-state")!.sample.map((v) => v.detail)).toEqual([
       'events is 2, the fold of its 1 stored events gives 1',
       'firstEventTime is "2026-03-11T02:00:00.000Z", the fold of its 1 stored events gives "2026-03-11T02:05:00.000Z"',
       'startedAt is "2026-03-11T02:00:00.000Z", the fold of its 1 stored events gives null',

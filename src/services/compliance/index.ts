@@ -2,6 +2,7 @@
 // what nodes hold), the details of columns they protect, evidence packages and erasure plans.
 export { type ComplianceEngines, type ComplianceServices, createComplianceEngines, createComplianceServices, settleUnitSubjects } from "./compliance-services";
 export { ErasureAlreadyExecutedError, ErasureNotConfiguredError, ErasurePlanTooLargeError, SubjectSuppressedError, TagNotInheritedError } from "./errors";
+export { inheritedPolicyTags } from "./policy-tag-invariant";
 export { type PolicySubject, PolicyTagReader } from "./policy-tag-reader";
 export { type BeforeCommit, checkTag, type ReportedTag, stageReportedTags } from "./policy-tag-service";
 export {

@@ -51,10 +51,7 @@ export class PolicyTagService {
    */
   async recompute(): Promise<number> {
     return this.commits.run(async (tx) => {
-      await tx.policyTagHolding.deleteMany({});
-      const assignments = await tx.policyTagAssignment.findMany({ select: { id: true, nodeKind: true, artifactId: true, field: true, tag: true } });
-      await insertRows(tx, "PolicyTagHolding", ["nodeKind", "artifactId", "field", "tag", "originId", "depth", "frontier"], assignments.map((a) => [a.nodeKind, a.artifactId, a.field, a.tag, a.id, 0, null]));
-      await this.flow.flow(tx, { rederive: [...new Set(assignments.map((a) => a.tag))] });
+      await rederiveAllHoldings(tx, this.flow);
       return tx.policyTagHolding.count();
     });
   }
@@ -162,4 +159,15 @@ function checkReason(reason: string): void {
   if (reason.length > MAX_REASON_LENGTH) throw new InvalidArgumentError("reason", `at most ${MAX_REASON_LENGTH} characters, got ${reason.length}`);
   const unsafe = unsafeTextReason(reason);
   if (unsafe) throw new InvalidArgumentError("reason", unsafe);
+}
+
+/**
+ * Forgets every holding and derives them all again from the assignments, the downgrades and the
+ * lineage, by the propagate stage's own statements (recompute, and the inherited-policy-tags invariant).
+ */
+export async function rederiveAllHoldings(tx: DbTx, flow: TagFlow): Promise<void> {
+  await tx.policyTagHolding.deleteMany({});
+  const assignments = await tx.policyTagAssignment.findMany({ select: { id: true, nodeKind: true, artifactId: true, field: true, tag: true } });
+  await insertRows(tx, "PolicyTagHolding", ["nodeKind", "artifactId", "field", "tag", "originId", "depth", "frontier"], assignments.map((a) => [a.nodeKind, a.artifactId, a.field, a.tag, a.id, 0, null]));
+  await flow.flow(tx, { rederive: [...new Set(assignments.map((a) => a.tag))] });
 }
