@@ -1,23 +1,15 @@
-import net from "node:net";
 import os from "node:os";
 import { generateTokenSecret } from "../../src/auth";
 import { type ServerProcess, spawnServer, startServer } from "../support/server-process";
 import { runTokenCli } from "../support/token-cli";
 import { createTestDatabaseUrl } from "../support/test-database";
+import { freePort } from "../support/free-port";
 
 /** provgraph as a process: start-up modes, and the token CLI against a running server's database. */
 const logLines = (output: string) => output.split("\n").filter((line) => line.startsWith('{"level":')).map((line) => JSON.parse(line));
 const nonLogLines = (output: string) => output.split("\n").filter((line) => line !== "" && !line.startsWith('{"level":'));
 const READ = JSON.stringify({ query: "{ operations(first: 1) { edges { cursor } } }" });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function stop(server: ServerProcess | undefined) {
   if (server && server.child.exitCode === null) {

@@ -7,15 +7,8 @@ import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import { createTestDatabaseUrl } from "../support/test-database";
 import { type ServerProcess, spawnServer, startServer } from "../support/server-process";
+import { freePort } from "../support/free-port";
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The output lines that are not provgraph's JSON log lines. */
 const nonLogLines = (output: string) => output.split("\n").filter((line) => line !== "" && !line.startsWith('{"level":'));

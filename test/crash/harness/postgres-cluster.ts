@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "../../support/free-port";
+import { postgresBinaries } from "../../support/own-postgres";
 
 /**
  * A PostgreSQL the crash suite may stop with `pg_ctl stop -m immediate` (a crash: no checkpoint, WAL
@@ -65,10 +66,9 @@ export async function startOwnCrashPostgres(): Promise<CrashPostgres> {
 }
 
 function postgresBin(): string {
-  const base = "/usr/lib/postgresql";
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, "bin", "pg_ctl"))) : [];
-  if (versions.length === 0) throw new Error("no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)");
-  return path.join(base, versions.sort((a, b) => Number(a) - Number(b))[versions.length - 1], "bin");
+  const bin = postgresBinaries();
+  if (!bin) throw new Error("no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)");
+  return bin;
 }
 
 /** pg_ctl refuses to run as root: as root, run it as postgres. */
@@ -76,13 +76,3 @@ function defaultUser(): string | undefined {
   return os.userInfo().uid === 0 ? "postgres" : undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
