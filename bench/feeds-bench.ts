@@ -54,9 +54,9 @@ const RECORD = `mutation($input: RecordExecutionInput!) { recordExecution(input:
 export async function runFeedsBench(options: { quick: boolean; log: (line: string) => void; dataDir: string }): Promise<FeedsBenchResult> {
   const subscribers = 1_000;
   const rate = Number(process.env.FEEDS_BENCH_RATE ?? 10);
-  const latencySeconds = options.quick ? 5 : 30;
-  const blockRuns = options.quick ? 40 : 100;
-  const blockPairs = options.quick ? 2 : 5;
+  const latencySeconds = options.quick ? 3 : 30;
+  const blockRuns = options.quick ? 20 : 100;
+  const blockPairs = options.quick ? 1 : 5;
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, "feeds.db");
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });

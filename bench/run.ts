@@ -39,24 +39,33 @@ async function main() {
   const results: Record<string, unknown> = { ...previous };
   const wanted = (key: string) => !only || only.includes(key);
   const started = performance.now();
+  // Each benchmark's wall time, so a reader sees where a run's minutes go.
+  const timed = async <T>(key: string, run: () => Promise<T>): Promise<T> => {
+    const from = performance.now();
+    const result = await run();
+    log(`(${key}: ${((performance.now() - from) / 1000).toFixed(1)} s)`);
+    return result;
+  };
   // The benchmarks measure the server as `npm start` runs it: compiled, in a process of its own.
+  const building = performance.now();
   ensureServerBuilt(log);
-  if (wanted("ingest")) results.ingest = await runIngestBench({ quick, log, dataDir });
-  if (pgUrl && wanted("ingest")) results.ingestPg = await runIngestBench({ quick, log, dataDir, pgUrl });
-  if (wanted("concurrency")) results.concurrency = await runConcurrencyBench({ quick, log, dataDir });
+  log(`(build: ${((performance.now() - building) / 1000).toFixed(1)} s)`);
+  if (wanted("ingest")) results.ingest = await timed("ingest", () => runIngestBench({ quick, log, dataDir }));
+  if (pgUrl && wanted("ingest")) results.ingestPg = await timed("ingestPg", () => runIngestBench({ quick, log, dataDir, pgUrl }));
+  if (wanted("concurrency")) results.concurrency = await timed("concurrency", () => runConcurrencyBench({ quick, log, dataDir }));
   // The same with every commit fsynced (SQLITE_SYNCHRONOUS=FULL on all three sides): what group commit saves when a commit costs an fsync.
-  if (wanted("concurrency")) results.concurrencyDurable = await runConcurrencyBench({ quick, log, dataDir, synchronous: "FULL" });
-  if (pgUrl && wanted("concurrency")) results.concurrencyPg = await runConcurrencyBench({ quick, log, dataDir, pgUrl });
-  if (wanted("readsDuringWrites")) results.readsDuringWrites = await runReadsDuringWritesBench({ quick, log, dataDir });
-  if (pgUrl && wanted("readsDuringWrites")) results.readsDuringWritesPg = await runReadsDuringWritesBench({ quick, log, dataDir, pgUrl });
-  if (wanted("closure")) results.closure = await runClosureBench({ quick, log, dataDir });
-  if (pgUrl && wanted("closure")) results.closurePg = await runClosureBench({ quick, log, dataDir, pgUrl });
-  if (wanted("scaling")) results.scaling = await runScalingBench({ quick, scale, log, dataDir });
-  if (wanted("composite")) results.composite = await runCompositeBench({ quick, log, dataDir });
-  if (wanted("auth")) results.auth = await runAuthBench({ quick, log, dataDir });
-  if (wanted("openlineage")) results.openlineage = await runOpenLineageBench({ quick, log, dataDir });
-  if (wanted("feeds")) results.feeds = await runFeedsBench({ quick, log, dataDir });
-  if (wanted("compliance")) results.compliance = await runComplianceBench({ quick, log, dataDir });
+  if (wanted("concurrency")) results.concurrencyDurable = await timed("concurrencyDurable", () => runConcurrencyBench({ quick, log, dataDir, synchronous: "FULL" }));
+  if (pgUrl && wanted("concurrency")) results.concurrencyPg = await timed("concurrencyPg", () => runConcurrencyBench({ quick, log, dataDir, pgUrl }));
+  if (wanted("readsDuringWrites")) results.readsDuringWrites = await timed("readsDuringWrites", () => runReadsDuringWritesBench({ quick, log, dataDir }));
+  if (pgUrl && wanted("readsDuringWrites")) results.readsDuringWritesPg = await timed("readsDuringWritesPg", () => runReadsDuringWritesBench({ quick, log, dataDir, pgUrl }));
+  if (wanted("closure")) results.closure = await timed("closure", () => runClosureBench({ quick, log, dataDir }));
+  if (pgUrl && wanted("closure")) results.closurePg = await timed("closurePg", () => runClosureBench({ quick, log, dataDir, pgUrl }));
+  if (wanted("scaling")) results.scaling = await timed("scaling", () => runScalingBench({ quick, scale, log, dataDir }));
+  if (wanted("composite")) results.composite = await timed("composite", () => runCompositeBench({ quick, log, dataDir }));
+  if (wanted("auth")) results.auth = await timed("auth", () => runAuthBench({ quick, log, dataDir }));
+  if (wanted("openlineage")) results.openlineage = await timed("openlineage", () => runOpenLineageBench({ quick, log, dataDir }));
+  if (wanted("feeds")) results.feeds = await timed("feeds", () => runFeedsBench({ quick, log, dataDir }));
+  if (wanted("compliance")) results.compliance = await timed("compliance", () => runComplianceBench({ quick, log, dataDir }));
   results.meta = { at: new Date().toISOString(), quick, pg: Boolean(pgUrl), scale, seconds: Math.round((performance.now() - started) / 1000), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) };
   fs.writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   console.log(renderPerformance(results as BenchResults));
