@@ -1,6 +1,7 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import type { LineageDirection } from "../lineage";
 import type { ColumnEdgeType } from "./column-records";
+import type { Statement } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind a column closure, portable between SQLite and PostgreSQL in
@@ -33,11 +34,6 @@ export interface ColumnClosureStatementOptions {
   types: readonly ColumnEdgeType[] | null;
   /** Most walk rows (seeds included). */
   budget: number;
-}
-
-export interface Statement {
-  sql: string;
-  params: unknown[];
 }
 
 const COLUMN_TYPES = {

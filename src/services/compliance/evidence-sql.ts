@@ -1,4 +1,5 @@
 import type { DatabaseProvider } from "../../db/database-url";
+import type { Statement } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind an evidence package (seed "The evidence package"): the
@@ -25,11 +26,6 @@ export interface EvidenceStatementOptions {
   /** Ignore edges recorded after this instant. */
   asOf: Date | null;
   budget: number;
-}
-
-export interface Statement {
-  sql: string;
-  params: unknown[];
 }
 
 const COLUMN_TYPES = {

@@ -1,4 +1,5 @@
 import type { DatabaseProvider } from "../../db/database-url";
+import type { Statement } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind each hop set of a tag flow (seed "Policy travels along the
@@ -31,11 +32,6 @@ export type TagFlowSeeds =
   | { nodes: readonly { nodeKind: string; artifactId: string; field: string }[] }
   /** The holdings a previous statement's last hop reached. */
   | { frontier: number };
-
-export interface Statement {
-  sql: string;
-  params: unknown[];
-}
 
 export function tagFlowStatement(provider: DatabaseProvider, seeds: TagFlowSeeds, pass: number, hops: number = HOPS_PER_STATEMENT): Statement {
   for (const [name, value] of [["pass", pass], ["hops", hops]] as const) {

@@ -1,5 +1,6 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import type { LineageDirection } from "./lineage-records";
+import type { Statement } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind a closure (seed "Querying provenance": transitive walks run
@@ -50,11 +51,6 @@ export interface ClosureStatementOptions {
   withArtifacts: boolean;
   /** Read each edge's kind, groupId, runId, … (only when a client asks; ids alone come from the index). */
   edgeDetails: boolean;
-}
-
-export interface Statement {
-  sql: string;
-  params: unknown[];
 }
 
 /** Every column a closure row may carry, with the type PostgreSQL must see in the first branch of the UNION. */
