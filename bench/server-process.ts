@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
+import { ensureBuilt } from "../test/support/build";
 
 /**
  * provgraph as it runs in production (`npm start`: the compiled server, dist/src/main.js, plain
@@ -27,19 +28,9 @@ const CLOCK_TICKS_PER_SECOND = (() => {
   }
 })();
 
-/** Compiles the server (tsc -p tsconfig.build.json) when a source file is newer than the last build. */
+/** Compiles the server (npm run build:server) when a source file is newer than the last build. */
 export function ensureServerBuilt(log: (line: string) => void): void {
-  const stamp = path.join(ROOT, "dist", ".bench-build");
-  const built = fs.existsSync(stamp) && fs.existsSync(MAIN) ? fs.statSync(stamp).mtimeMs : 0;
-  const newest = (dir: string): number =>
-    fs.readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
-      const full = path.join(dir, entry.name);
-      return Math.max(latest, entry.isDirectory() ? newest(full) : entry.name.endsWith(".ts") ? fs.statSync(full).mtimeMs : 0);
-    }, 0);
-  if (built > Math.max(newest(path.join(ROOT, "src")), newest(path.join(ROOT, "plugins")))) return;
-  log("bench: compiling the server (npm run build) …");
-  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", path.join(ROOT, "tsconfig.build.json")], { cwd: ROOT, stdio: "inherit" });
-  fs.writeFileSync(stamp, new Date().toISOString());
+  ensureBuilt((line) => log(`bench: ${line}`));
 }
 
 export async function startServerProcess(env: { DATABASE_URL: string; DATABASE_READ_URL?: string; SQLITE_SYNCHRONOUS?: string }): Promise<ServerProcess> {

@@ -1,12 +1,16 @@
-import { buildApp } from "./app";
+import type { buildApp as BuildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { maskDatabaseUrl } from "./db/database-url";
-import { ListenError } from "./http/listen";
+import { checkListenable, ListenError } from "./http/listen";
 import { maskSecrets } from "./secret-masking";
 
 /** Runs provgraph until SIGTERM/SIGINT, then drains in-flight requests and exits 0. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before anything is created on disk: a busy port must not leave a new database file behind.
+  await checkListenable(config.port, config.host);
+  // Loaded after the checks, so a bad configuration or a busy port is reported at once.
+  const { buildApp } = require("./app") as { buildApp: typeof BuildApp };
   const app = await buildApp(config);
   const url = await app.start();
   app.logger.info({ url, database: maskDatabaseUrl(config.databaseUrl), auth: app.authMode }, `provgraph listening on ${url}`);

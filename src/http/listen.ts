@@ -1,5 +1,5 @@
 import type http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 
 /** The server could not take its address: one line a person can act on, no stack. */
 export class ListenError extends Error {
@@ -27,6 +27,17 @@ export function listen(server: http.Server, port: number, host: string): Promise
     server.once("listening", onListening);
     server.listen(port, host);
   });
+}
+
+/**
+ * Whether host:port can be bound, checked by binding it and letting it go: start-up asks before it
+ * creates or migrates anything, so a busy port (or a HOST not of this machine) leaves no database
+ * file behind. Rejects with the ListenError the real listen would give.
+ */
+export async function checkListenable(port: number, host: string): Promise<void> {
+  const probe = net.createServer();
+  await listen(probe as unknown as http.Server, port, host);
+  await new Promise((resolve) => probe.close(resolve));
 }
 
 function explainListenError(error: NodeJS.ErrnoException, port: number, host: string): Error {

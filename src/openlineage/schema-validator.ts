@@ -1,6 +1,5 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
-import addFormats from "ajv-formats";
-import { EVENT_SCHEMA, FACET_SCHEMAS } from "./spec";
+import type Ajv2020 from "ajv/dist/2020";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020";
 import { type EventKind, eventKindOf, tolerantCopy } from "./tolerances";
 
 /** Where an event breaks the schema: the JSON pointer into the event and the reason. */
@@ -13,6 +12,20 @@ export interface SchemaViolation {
 const FACET_KINDS = ["RunFacet", "JobFacet", "DatasetFacet", "InputDatasetFacet", "OutputDatasetFacet"] as const;
 type FacetKind = (typeof FACET_KINDS)[number];
 
+/** One validator per event kind (ajv's compiled functions, from this process or from the build). */
+export type EventKindValidators = Record<EventKind, ValidateFunction>;
+
+/**
+ * The module `npm run build` writes beside the compiled validator (scripts/build-openlineage-validators.mjs):
+ * the same validators as ajv standalone code, so a started server loads them instead of spending a
+ * second compiling the schemas. Absent when running from the sources (tsx, jest).
+ */
+const PRECOMPILED_MODULE = "./openlineage-validators.generated.js";
+
+/** The ids the kind validators are compiled under (the precompiled module exports them by kind). */
+const KIND_SCHEMA_ID = (kind: EventKind) => `urn:provgraph:openlineage:${kind}`;
+const EVENT_KINDS: readonly EventKind[] = ["RunEvent", "JobEvent", "DatasetEvent"];
+
 /**
  * The official OpenLineage schemas, compiled once (ajv's draft 2020-12 build + ajv-formats). The
  * event schema checks the envelope and the base facet fields; it does not apply the facet schemas,
@@ -22,30 +35,10 @@ type FacetKind = (typeof FACET_KINDS)[number];
  * check, the tolerated gaps are filled in a copy (./tolerances.ts).
  */
 export class OpenLineageSchema {
-  private readonly kinds: Record<EventKind, ValidateFunction>;
+  private readonly kinds: EventKindValidators;
 
-  constructor() {
-    const ajv = new Ajv2020({ allErrors: false, strict: false, validateSchema: false });
-    addFormats(ajv);
-    ajv.addSchema(EVENT_SCHEMA);
-    for (const schema of FACET_SCHEMAS) ajv.addSchema(schema);
-    const facetProperties = facetPropertiesByKind();
-    const containers = (kind: FacetKind) => ({ type: "object", properties: facetProperties[kind] });
-    const dataset = { facets: containers("DatasetFacet") };
-    const facets = {
-      properties: {
-        run: { properties: { facets: containers("RunFacet") } },
-        job: { properties: { facets: containers("JobFacet") } },
-        inputs: { items: { properties: { ...dataset, inputFacets: containers("InputDatasetFacet") } } },
-        outputs: { items: { properties: { ...dataset, outputFacets: containers("OutputDatasetFacet") } } },
-        dataset: { properties: dataset },
-      },
-    };
-    const core = EVENT_SCHEMA.$id;
-    // The event schema is oneOf RunEvent, DatasetEvent, JobEvent: one validator per kind gives the
-    // reason of the kind the event claims to be (oneOf would report every branch's failure).
-    const kind = (name: EventKind) => ajv.compile({ $id: `urn:provgraph:openlineage:${name}`, allOf: [{ $ref: `${core}#/$defs/${name}` }, facets] });
-    this.kinds = { RunEvent: kind("RunEvent"), JobEvent: kind("JobEvent"), DatasetEvent: kind("DatasetEvent") };
+  constructor(kinds: EventKindValidators = precompiledValidators() ?? compileValidators().kinds) {
+    this.kinds = kinds;
   }
 
   /** null when the event is valid (with the documented tolerances), else the first violation found. */
@@ -62,6 +55,52 @@ export class OpenLineageSchema {
     // oneOf: valid as two kinds is no event (a job and a dataset, no run, is a JobEvent and a DatasetEvent).
     return { pointer: "", reason: `is both a ${kind} and a ${other}; an event has a run (RunEvent), a job without a run (JobEvent) or a dataset without a job or run (DatasetEvent)` };
   }
+}
+
+/** The validators the build wrote, if this is a build that has them. */
+function precompiledValidators(): EventKindValidators | undefined {
+  let loaded: Partial<EventKindValidators>;
+  try {
+    loaded = require(PRECOMPILED_MODULE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") return undefined;
+    throw error;
+  }
+  return EVENT_KINDS.every((kind) => typeof loaded[kind] === "function") ? (loaded as EventKindValidators) : undefined;
+}
+
+/**
+ * Compiles the kind validators. `source: true` keeps the generated code, so the build can write it
+ * out as a standalone module (ajv/dist/standalone) that needs neither the schemas nor the compiler.
+ */
+export function compileValidators(options: { source?: boolean } = {}): { ajv: Ajv2020; kinds: EventKindValidators; schemaIds: Record<EventKind, string> } {
+  // Required here, not at the top: a build that loads the precompiled validators never needs the compiler or the schemas.
+  const { default: Ajv } = require("ajv/dist/2020") as typeof import("ajv/dist/2020");
+  const { default: addFormats } = require("ajv-formats") as typeof import("ajv-formats");
+  const { EVENT_SCHEMA, FACET_SCHEMAS } = require("./spec") as typeof import("./spec");
+  const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false, code: { source: options.source ?? false } });
+  addFormats(ajv);
+  ajv.addSchema(EVENT_SCHEMA);
+  for (const schema of FACET_SCHEMAS) ajv.addSchema(schema);
+  const facetProperties = facetPropertiesByKind(FACET_SCHEMAS);
+  const containers = (kind: FacetKind) => ({ type: "object", properties: facetProperties[kind] });
+  const dataset = { facets: containers("DatasetFacet") };
+  const facets = {
+    properties: {
+      run: { properties: { facets: containers("RunFacet") } },
+      job: { properties: { facets: containers("JobFacet") } },
+      inputs: { items: { properties: { ...dataset, inputFacets: containers("InputDatasetFacet") } } },
+      outputs: { items: { properties: { ...dataset, outputFacets: containers("OutputDatasetFacet") } } },
+      dataset: { properties: dataset },
+    },
+  };
+  const core = EVENT_SCHEMA.$id;
+  // The event schema is oneOf RunEvent, DatasetEvent, JobEvent: one validator per kind gives the
+  // reason of the kind the event claims to be (oneOf would report every branch's failure).
+  const kind = (name: EventKind) => ajv.compile({ $id: KIND_SCHEMA_ID(name), allOf: [{ $ref: `${core}#/$defs/${name}` }, facets] });
+  const kinds = { RunEvent: kind("RunEvent"), JobEvent: kind("JobEvent"), DatasetEvent: kind("DatasetEvent") };
+  const schemaIds = Object.fromEntries(EVENT_KINDS.map((name) => [name, KIND_SCHEMA_ID(name)])) as Record<EventKind, string>;
+  return { ajv, kinds, schemaIds };
 }
 
 /** The most specific error: ajv lists a failing branch's own error before the combinator that wraps it. */
@@ -90,9 +129,9 @@ const escapePointer = (token: string) => token.replace(/~/g, "~0").replace(/\//g
  * a facet schema's top-level property (e.g. `schema`) refers to a definition that extends a core
  * facet kind (`…/OpenLineage.json#/$defs/DatasetFacet`), directly or through an anyOf of definitions.
  */
-function facetPropertiesByKind(): Record<FacetKind, Record<string, { $ref: string }>> {
+function facetPropertiesByKind(facetSchemas: readonly Record<string, unknown>[]): Record<FacetKind, Record<string, { $ref: string }>> {
   const byKind = Object.fromEntries(FACET_KINDS.map((kind) => [kind, {}])) as Record<FacetKind, Record<string, { $ref: string }>>;
-  for (const schema of FACET_SCHEMAS) {
+  for (const schema of facetSchemas as { $id: string; $defs?: unknown; properties?: unknown }[]) {
     const defs = (schema.$defs ?? {}) as Record<string, unknown>;
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
     for (const [name, property] of Object.entries(properties)) {

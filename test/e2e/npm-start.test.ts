@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { ensureBuilt } from "../support/build";
 import { createTestDatabaseUrl } from "../support/test-database";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -62,8 +63,19 @@ function connects(port: number): Promise<boolean> {
   });
 }
 
+describe("npm start never compiles", () => {
+  test("it runs the build npm ci made (prepare → build), with no pre-start step", () => {
+    const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    expect(scripts.prestart).toBeUndefined();
+    expect(scripts.start).toMatch(/\bnode dist\/src\/main\.js$/);
+    expect(scripts.start).not.toMatch(/tsc|tsx|build/);
+    expect(scripts.prepare).toBe("npm run -s build");
+    expect(scripts.build).toBe("npm run -s build:server && npm run -s build:explorer");
+  });
+});
+
 describe.each([
-  // start runs prestart (the tsc build) first, then node on dist/
+  // start runs the compiled server, dist/src/main.js (built by npm ci's prepare script; rebuilt here when a source is newer)
   { script: "start", args: ["start"] },
   // dev runs the sources through tsx, which runs node as its own child
   { script: "dev", args: ["run", "dev"] },
@@ -72,6 +84,7 @@ describe.each([
   let processes: { pid: number; cmdline: string }[] = [];
 
   beforeAll(async () => {
+    ensureBuilt();
     database = await createTestDatabaseUrl();
   });
   afterAll(async () => {
