@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import type Ajv2020 from "ajv/dist/2020";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020";
 import { type EventKind, eventKindOf, tolerantCopy } from "./tolerances";
@@ -20,7 +22,7 @@ export type EventKindValidators = Record<EventKind, ValidateFunction>;
  * the same validators as ajv standalone code, so a started server loads them instead of spending a
  * second compiling the schemas. Absent when running from the sources (tsx, jest).
  */
-const PRECOMPILED_MODULE = "./openlineage-validators.generated.js";
+const PRECOMPILED_MODULE = "openlineage-validators.generated.js";
 
 /** The ids the kind validators are compiled under (the precompiled module exports them by kind). */
 const KIND_SCHEMA_ID = (kind: EventKind) => `urn:provgraph:openlineage:${kind}`;
@@ -59,13 +61,9 @@ export class OpenLineageSchema {
 
 /** The validators the build wrote, if this is a build that has them. */
 function precompiledValidators(): EventKindValidators | undefined {
-  let loaded: Partial<EventKindValidators>;
-  try {
-    loaded = require(PRECOMPILED_MODULE);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") return undefined;
-    throw error;
-  }
+  const file = path.join(__dirname, PRECOMPILED_MODULE);
+  if (!fs.existsSync(file)) return undefined;
+  const loaded = require(file) as Partial<EventKindValidators>;
   return EVENT_KINDS.every((kind) => typeof loaded[kind] === "function") ? (loaded as EventKindValidators) : undefined;
 }
 
