@@ -10,8 +10,8 @@ import type { ReadsDuringWritesResult } from "./reads-during-writes-bench";
 import type { ScalingResult } from "./scaling-bench";
 
 /**
- * The README's performance tables, rendered from bench/results.json (npm run docs:performance
- * writes them between the README's performance markers; test/docs/readme-performance.test.ts fails
+ * The performance tables of docs/performance.md, rendered from bench/results.json (npm run docs:performance
+ * writes them between the page's performance markers; test/docs/performance-tables.test.ts fails
  * when the two differ). Every figure is from the run recorded in results.json.
  */
 export interface BenchResults {
@@ -152,7 +152,7 @@ export function renderPerformance(results: BenchResults): string {
 export function withPerformance(markdown: string, block: string): string {
   const start = markdown.indexOf(PERFORMANCE_START);
   const end = markdown.indexOf(PERFORMANCE_END);
-  if (start < 0 || end < start) throw new Error("README.md has no performance markers");
+  if (start < 0 || end < start) throw new Error("the page has no performance markers");
   return markdown.slice(0, start) + block + markdown.slice(end + PERFORMANCE_END.length);
 }
 
@@ -160,6 +160,6 @@ export function withPerformance(markdown: string, block: string): string {
 export function performanceIn(markdown: string): string {
   const start = markdown.indexOf(PERFORMANCE_START);
   const end = markdown.indexOf(PERFORMANCE_END);
-  if (start < 0 || end < start) throw new Error("README.md has no performance markers");
+  if (start < 0 || end < start) throw new Error("the page has no performance markers");
   return markdown.slice(start, end + PERFORMANCE_END.length);
 }

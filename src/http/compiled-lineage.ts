@@ -5,7 +5,7 @@ import type { Plugin } from "graphql-yoga";
 /**
  * Closures answered by compiled queries (graphql-jit): a `lineage` closure is tens of thousands of
  * objects, and graphql-js resolves each of their fields one by one (with a resolve info each);
- * a compiled query resolves the same fields in a fraction of the time (README "Performance").
+ * a compiled query resolves the same fields in a fraction of the time (docs/performance.md).
  * Only for operations made of `lineage` fields alone, and only once graphql-js has found their
  * variables valid: graphql-jit words variable errors differently and has been seen to drop the
  * null items of a list whose items may fail (nodes(ids)), so everything else keeps the standard

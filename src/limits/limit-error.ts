@@ -1,6 +1,6 @@
 import { GraphQLError, type ASTNode } from "graphql";
 
-/** The codes a request limit answers with (README "Errors"). */
+/** The codes a request limit answers with (docs/errors.md). */
 export type LimitCode =
   | "DOCUMENT_TOO_LARGE"
   | "TOO_MANY_TOKENS"
@@ -18,7 +18,7 @@ export function limitError(code: LimitCode, message: string, details: { limit: n
   return new GraphQLError(message, { nodes, extensions: { code, ...details, http: { spec: true, status: 400 } } });
 }
 
-/** 12345 → "12,345": the numbers in messages read like the README's. */
+/** 12345 → "12,345": the numbers in messages read like the documentation's. */
 export function formatCount(value: number): string {
   return Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "more than can be counted";
 }

@@ -5,7 +5,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../services/pagination";
 /**
  * What one GraphQL request may ask for (HTTP and graphql-ws alike), checked before anything runs.
  * Each is generous for what a pipeline or a graph client sends and far below what would stall the
- * server; the README's "Request limits" lists them with their codes.
+ * server; docs/api.md "Request limits" lists them with their codes.
  */
 export const REQUEST_LIMITS = {
   /** Characters of the GraphQL document, checked before it is parsed. Large inputs belong in variables. */

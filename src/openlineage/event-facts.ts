@@ -60,7 +60,7 @@ export interface ReportedDatasetTag {
 }
 
 /**
- * What a dataset's facets say about one column, kept per facet (README "OpenLineage → provgraph"):
+ * What a dataset's facets say about one column, kept per facet (docs/openlineage.md "From OpenLineage to provgraph"):
  * `schema` (its schema field, without name and nested fields), `tags` (its tags), `dataQualityMetrics`
  * (its columnMetrics, an input facet) and `provgraph_columnSamples` (its sample values).
  */
@@ -104,7 +104,7 @@ export interface RunFacts {
   job: DatasetName;
   parent: { runId: RunId; job: DatasetName } | null;
   error: { message: string; programmingLanguage: string | null; stackTrace: string | null } | null;
-  /** Facets that become the execution's params (README "OpenLineage → provgraph"). */
+  /** Facets that become the execution's params (docs/openlineage.md "From OpenLineage to provgraph"). */
   params: Record<string, unknown>;
   codeVersion: string | null;
   imageDigest: string | null;

@@ -1,5 +1,5 @@
 // The OpenLineage room's one door: ingestion of OpenLineage events (the HTTP routes and the
-// ingestor the GraphQL mutation calls) and how they map onto the core (README "OpenLineage").
+// ingestor the GraphQL mutation calls) and how they map onto the core (docs/openlineage.md).
 export { CHUNK_EVENTS, type EventError, type EventResult, type EventResultStatus, OpenLineageIngestor, openLineageSchema, type ReceivedEvent } from "./ingestor";
 export { createOpenLineage, type OpenLineage } from "./openlineage";
 export { OPENLINEAGE_LIMITS } from "./limits";

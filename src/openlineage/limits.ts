@@ -1,5 +1,5 @@
 /**
- * What one OpenLineage request may carry (README "OpenLineage ingestion: limits"). A body over a
+ * What one OpenLineage request may carry (docs/openlineage.md "Limits"). A body over a
  * limit is refused whole (413) before it is parsed; an event over the per-event limit inside a batch
  * is refused alone.
  */

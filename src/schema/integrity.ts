@@ -24,7 +24,7 @@ const InvariantReportObject = builder.objectRef<InvariantReport>("InvariantRepor
 });
 
 const IntegrityReportObject = builder.objectRef<IntegrityReport>("IntegrityReport").implement({
-  description: "The store checked against every invariant of provgraph's data (README \"Integrity\").",
+  description: "The store checked against every invariant of provgraph's data (docs/operating/integrity.md).",
   fields: (t) => ({
     ok: t.exposeBoolean("ok", { description: "True when no invariant has a violation." }),
     checkedAt: t.expose("checkedAt", { type: "DateTime" }),

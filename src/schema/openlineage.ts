@@ -31,7 +31,7 @@ const EventKindEnum = builder.enumType("OpenLineageEventKind", {
 const EventErrorObject = builder.objectRef<NonNullable<EventResult["error"]>>("OpenLineageEventError").implement({
   description: "Why an event was refused.",
   fields: (t) => ({
-    code: t.exposeString("code", { description: "INVALID_EVENT, EVENT_TOO_LARGE, JSON_TOO_DEEP, OPERATION_DECLARATION, … (README error table)." }),
+    code: t.exposeString("code", { description: "INVALID_EVENT, EVENT_TOO_LARGE, JSON_TOO_DEEP, OPERATION_DECLARATION, … (docs/errors.md)." }),
     message: t.exposeString("message"),
     pointer: t.exposeString("pointer", { nullable: true, description: "The JSON pointer (RFC 6901) of the offending place in the event; \"\" = the event itself." }),
     reason: t.exposeString("reason", { nullable: true, description: "What is wrong at `pointer`." }),

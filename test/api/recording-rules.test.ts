@@ -587,7 +587,7 @@ describe("rule 9: contentHash has a documented format; unsafe strings are refuse
     expect(upper.outputs[0].artifact.id).toBe(lower.outputs[0].artifact.id);
   });
 
-  test("the README's placeholder sha256:… is refused with a message that says what is expected", async () => {
+  test("the documentation's placeholder sha256:… is refused with a message that says what is expected", async () => {
     const error = await expectGraphQLError(one("sha256:…"), "INVALID_CONTENT_HASH", "outputs[0].artifacts[0].contentHash");
     expect(error.message).toBe(
       "outputs[0].artifacts[0].contentHash: 'sha256:…' is not a content hash: a sha256 digest is 64 hexadecimal digits (0-9, a-f); '…' is not hexadecimal. " +

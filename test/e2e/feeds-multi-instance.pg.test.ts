@@ -14,7 +14,7 @@ const redis = redisAvailability();
  * Two server processes on one database and one Redis, as behind a load balancer: a subscriber on
  * either instance receives the runs recorded through the other, in the same (commit) order.
  * PostgreSQL only (a *.pg.test.ts file: jest.config.js runs these when TEST_DATABASE_URL is set, as in
- * .ci/run's second pass): a SQLite file is served by one process (README "Several instances";
+ * .ci/run's second pass): a SQLite file is served by one process (docs/operating/several-instances.md;
  * test/e2e/sqlite-one-process.test.ts).
  */
 // Redis is required in CI (redisAvailability throws there); on a developer machine without it, the suite says why it did not run.

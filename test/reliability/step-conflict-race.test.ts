@@ -10,7 +10,7 @@ const ROUNDS = 20;
 // Issue 13, point 2: two clients recording different operations under one pipeline step at the
 // same moment; the database's key on (pipeline, step) decides, and the loser is told STEP_CONFLICT.
 // On PostgreSQL through two instances (their transactions run at once); on SQLite, where one
-// process owns the file (README "Several processes"), through one instance, whose writes SQLite serializes.
+// process owns the file (docs/operating/several-instances.md), through one instance, whose writes SQLite serializes.
 describe(`STEP_CONFLICT under concurrent recordings (${testProvider === "postgres" ? "two instances" : "one instance"})`, () => {
   let a: TestApp;
   let b: TestApp;

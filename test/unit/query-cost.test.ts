@@ -14,7 +14,7 @@ describe("the query cost estimate", () => {
     expect(cost(`{ provJson(artifactId: ${ROOT}, first: 20000) }`)).toBe(20_000);
   });
 
-  test("the README's example of a documented maximum", () => {
+  test("the documented example of a maximum (docs/api.md)", () => {
     const closure = `lineage(artifactId: ${ROOT}, first: 50000) { nodes { artifact { id originalName } depth } edges { source { id } target { id } kind groupId } }`;
     expect(cost(`{ ${closure} }`)).toBe(600_001);
   });

@@ -8,7 +8,7 @@ import type { HeavyWorkQueue } from "./heavy-work-queue";
 import type { OverloadedError } from "./overloaded-error";
 
 /**
- * What counts as heavy (README "Outages and overload"):
+ * What counts as heavy (docs/operating/outages.md):
  * - a request body of HEAVY_BODY_BYTES or more, or of unknown length, on /graphql or the lineage
  *   routes (big recordings, batches, OpenLineage batches): admitted before its body is read, so a
  *   waiting request holds a socket, not a parsed body;

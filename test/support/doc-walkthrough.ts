@@ -1,9 +1,12 @@
+import fs from "node:fs";
+import path from "node:path";
+
 /**
- * The README's GraphQL examples as data, so a test can run them and the README cannot drift.
+ * The GraphQL examples of README.md and docs/ as data, so a test can run them and the pages cannot drift.
  *
- * A block preceded by the line `<!-- walkthrough -->` is a walkthrough step: the walkthrough
- * runs its steps in order on an empty database, and the next fenced block (```json, in the
- * README inside a collapsed <details>) is the exact answer. In the shown answers, runIds pair one-to-one with the runIds of the run being
+ * A block preceded by the line `<!-- walkthrough -->` is a walkthrough step: a page's walkthrough
+ * runs its steps in order on an empty database, and the next fenced block (```json, inside a
+ * collapsed <details>) is the exact answer. In the shown answers, runIds pair one-to-one with the runIds of the run being
  * checked (they are new per attempt) and a date-time matches any date-time; everything else
  * (artifact, operation, spec and group ids included: they are deterministic) must be equal.
  * `npm run docs:walkthrough` rewrites the shown answers from a fresh run.
@@ -13,6 +16,8 @@ export const WALKTHROUGH_MARKER = "<!-- walkthrough -->";
 export interface FencedBlock {
   lang: string;
   text: string;
+  /** The markdown file it is in (for messages). */
+  page: string;
   /** 1-based line of the opening fence. */
   line: number;
   /** Line indexes (0-based) of the content: [first, end). */
@@ -26,7 +31,8 @@ export interface WalkthroughStep {
   answer: FencedBlock;
 }
 
-export function fencedBlocks(markdown: string): FencedBlock[] {
+/** `page` names the markdown in error messages (e.g. "docs/lineage.md"). */
+export function fencedBlocks(markdown: string, page = "README.md"): FencedBlock[] {
   const lines = markdown.split("\n");
   const blocks: FencedBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -34,11 +40,12 @@ export function fencedBlocks(markdown: string): FencedBlock[] {
     if (!open) continue;
     let end = i + 1;
     while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
-    if (end === lines.length) throw new Error(`README line ${i + 1}: unclosed code fence`);
+    if (end === lines.length) throw new Error(`${page} line ${i + 1}: unclosed code fence`);
     let previous = i - 1;
     while (previous >= 0 && lines[previous].trim() === "") previous--;
     blocks.push({
       lang: open[1],
+      page,
       text: lines.slice(i + 1, end).join("\n"),
       line: i + 1,
       contentStart: i + 1,
@@ -55,8 +62,8 @@ export function walkthroughSteps(blocks: readonly FencedBlock[]): WalkthroughSte
   blocks.forEach((block, i) => {
     if (!block.walkthrough) return;
     const answer = blocks[i + 1];
-    if (block.lang !== "graphql") throw new Error(`README line ${block.line}: a walkthrough block must be graphql, got '${block.lang}'`);
-    if (!answer || answer.lang !== "json") throw new Error(`README line ${block.line}: a walkthrough block must be followed by its answer in a json block`);
+    if (block.lang !== "graphql") throw new Error(`${block.page} line ${block.line}: a walkthrough block must be graphql, got '${block.lang}'`);
+    if (!answer || answer.lang !== "json") throw new Error(`${block.page} line ${block.line}: a walkthrough block must be followed by its answer in a json block`);
     steps.push({ query: block, answer });
   });
   return steps;
@@ -137,7 +144,7 @@ export function formatJson(value: unknown, width = 120): string {
   return format(value, "", 0);
 }
 
-/** The README with each walkthrough step's answer block replaced by the given answer. */
+/** The markdown with each walkthrough step's answer block replaced by the given answer. */
 export function withAnswers(markdown: string, answers: readonly unknown[]): string {
   const lines = markdown.split("\n");
   const steps = walkthroughSteps(fencedBlocks(markdown));
@@ -148,4 +155,18 @@ export function withAnswers(markdown: string, answers: readonly unknown[]): stri
     lines.splice(contentStart, contentEnd - contentStart, ...formatJson(answers[i]).split("\n"));
   }
   return lines.join("\n");
+}
+
+/** README.md and every page under docs/, as paths relative to the repository root (sorted). */
+export function documentationPages(root: string): string[] {
+  const pages = ["README.md"];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const relative = path.posix.join(dir, entry.name);
+      if (entry.isDirectory()) walk(relative);
+      else if (entry.name.endsWith(".md")) pages.push(relative);
+    }
+  };
+  walk("docs");
+  return pages;
 }

@@ -2,50 +2,58 @@ import fs from "node:fs";
 import path from "node:path";
 import { type OperationDefinitionNode, parse, validate } from "graphql";
 import { schema } from "../../src/schema/index";
-import { AnswerComparer, type FencedBlock, fencedBlocks, formatJson, walkthroughSteps, withAnswers } from "../support/readme-walkthrough";
+import { AnswerComparer, documentationPages, type FencedBlock, fencedBlocks, formatJson, walkthroughSteps, withAnswers } from "../support/doc-walkthrough";
 import { createTestApp, type TestApp } from "../support/test-app";
 
-/** The README's GraphQL cannot drift: its walkthrough runs as shown, its other examples validate. */
-const README = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
-const blocks = fencedBlocks(README);
-const steps = walkthroughSteps(blocks);
-const others = blocks.filter((block) => block.lang === "graphql" && !block.walkthrough);
-const label = (block: FencedBlock) => `README line ${block.line}`;
+/**
+ * The GraphQL of README.md and docs/ cannot drift: each page's walkthrough runs as shown, on an empty
+ * database, and every other example validates (and, when it needs no variables, runs on the data
+ * of docs/walkthrough.md).
+ */
+const ROOT = path.join(__dirname, "..", "..");
+const pages = documentationPages(ROOT).map((page) => {
+  const blocks = fencedBlocks(fs.readFileSync(path.join(ROOT, page), "utf8"), page);
+  return { page, blocks, steps: walkthroughSteps(blocks), others: blocks.filter((block) => block.lang === "graphql" && !block.walkthrough) };
+});
+const label = (block: FencedBlock) => `${block.page} line ${block.line}`;
+const operationName = (text: string) => (parse(text).definitions[0] as OperationDefinitionNode).name?.value;
+const others = pages.flatMap((page) => page.others);
+const stepsOf = (page: string) => pages.find((p) => p.page === page)!.steps;
 
-describe("README walkthrough, run in order on an empty database", () => {
-  let t: TestApp;
-  const comparer = new AnswerComparer();
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-
-  test("the walkthrough has its six steps: ingest, clean, annotate, lineage, macro graph, PROV-JSON", () => {
-    expect(steps.map(({ query }) => (parse(query.text).definitions[0] as OperationDefinitionNode).name?.value)).toEqual([
-      "Ingest",
-      "Clean",
-      "Annotate",
-      "Upstream",
-      "Pipeline",
-      "Prov",
-    ]);
-  });
-
-  // Sequential by construction (jest runs a file's tests in order): each step needs the ones before.
-  test.each(steps.map((step) => [label(step.query), step] as const))("%s answers exactly what is shown under it", async (_label, step) => {
+async function runWalkthrough(t: TestApp, steps: ReturnType<typeof walkthroughSteps>, comparer: AnswerComparer): Promise<void> {
+  for (const step of steps) {
     const shown = JSON.parse(step.answer.text);
     const actual = await t.gql(step.query.text);
     const differences = comparer.differences(shown, actual);
     if (differences.length) {
       throw new Error(
-        `${label(step.query)}: the answer differs from the README (run \`npm run docs:walkthrough\` if the change is intended):\n` +
+        `${label(step.query)}: the answer differs from the page (run \`npm run docs:walkthrough\` if the change is intended):\n` +
           `${differences.join("\n")}\n\nactual answer:\n${formatJson(actual)}`,
       );
     }
+  }
+}
+
+describe("the walkthroughs", () => {
+  test("the README's tour records, then asks upstream; docs/walkthrough.md has its six steps", () => {
+    expect(stepsOf("README.md").map(({ query }) => operationName(query.text))).toEqual(["Record", "Upstream"]);
+    expect(stepsOf("docs/walkthrough.md").map(({ query }) => operationName(query.text))).toEqual(["Ingest", "Clean", "Annotate", "Upstream", "Pipeline", "Prov"]);
   });
 
-  test("every other GraphQL example in the README parses and validates against the schema", () => {
-    expect(others.length).toBeGreaterThanOrEqual(4);
+  // Each page on an empty database of its own; within a page, in order (each step needs the ones before).
+  test.each(pages.filter((page) => page.steps.length).map((page) => [page.page, page] as const))("%s: every step answers exactly what is shown under it", async (_page, { steps }) => {
+    const t = await createTestApp();
+    try {
+      await runWalkthrough(t, steps, new AnswerComparer());
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("every other GraphQL example", () => {
+  test("parses and validates against the schema", () => {
+    expect(others.length).toBeGreaterThanOrEqual(17);
     const problems = others.flatMap((block) => {
       try {
         return validate(schema, parse(block.text)).map((error) => `${label(block)}: ${error.message}`);
@@ -56,15 +64,21 @@ describe("README walkthrough, run in order on an empty database", () => {
     expect(problems).toEqual([]);
   });
 
-  test("the examples without placeholders or variables run without errors on the walkthrough's data", async () => {
+  test("runs without errors on the data of docs/walkthrough.md when it has no placeholders or variables", async () => {
     const runnable = others.filter((block) => {
       const operation = parse(block.text).definitions[0] as OperationDefinitionNode;
       return !block.text.includes("…") && operation.operation === "query" && !operation.variableDefinitions?.length;
     });
     expect(runnable.length).toBeGreaterThanOrEqual(2);
-    for (const block of runnable) {
-      const answer = await t.gql(block.text);
-      expect({ block: label(block), errors: answer.errors }).toEqual({ block: label(block), errors: undefined });
+    const t = await createTestApp();
+    try {
+      await runWalkthrough(t, stepsOf("docs/walkthrough.md"), new AnswerComparer());
+      for (const block of runnable) {
+        const answer = await t.gql(block.text);
+        expect({ block: label(block), errors: answer.errors }).toEqual({ block: label(block), errors: undefined });
+      }
+    } finally {
+      await t.close();
     }
   });
 });
@@ -90,7 +104,7 @@ describe("the walkthrough checker itself", () => {
 
   test("a walkthrough block must be followed by its json answer", () => {
     expect(() => walkthroughSteps(fencedBlocks("<!-- walkthrough -->\n```graphql\n{ a }\n```\n\n```graphql\n{ b }\n```\n"))).toThrow(
-      "README line 2: a walkthrough block must be followed by its answer in a json block",
+      "README.md line 2: a walkthrough block must be followed by its answer in a json block",
     );
   });
 
