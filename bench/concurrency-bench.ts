@@ -18,6 +18,8 @@ export interface ConcurrencyResult {
   /** SQLite: the synchronous setting of all three sides (FULL: every commit fsyncs). */
   synchronous?: "NORMAL" | "FULL";
   clients: number;
+  /** WORKERS the server ran with (absent: one process). */
+  workers?: number;
   fan: number;
   blocks: number;
   executionsPerBlock: number;
@@ -37,7 +39,7 @@ const CLIENTS = 8;
 const FAN = 10;
 const POOL = 20;
 
-export async function runConcurrencyBench(options: { quick: boolean; log: (line: string) => void; dataDir: string; pgUrl?: string; synchronous?: "NORMAL" | "FULL" }): Promise<ConcurrencyResult> {
+export async function runConcurrencyBench(options: { quick: boolean; log: (line: string) => void; dataDir: string; pgUrl?: string; synchronous?: "NORMAL" | "FULL"; workers?: number }): Promise<ConcurrencyResult> {
   const synchronous = options.synchronous ?? "NORMAL";
   const blocks = options.quick ? 6 : 12;
   const perBlock = CLIENTS * (options.quick ? 6 : 12);
@@ -65,7 +67,8 @@ export async function runConcurrencyBench(options: { quick: boolean; log: (line:
       batched = await rawSqliteWriter(files[2], work, "batched", synchronous);
     }
     cleanups.unshift(async () => void (await raw.close()), async () => void (await batched.close()));
-    const server = await startServerProcess({ DATABASE_URL: serverUrl, ...(options.pgUrl ? {} : { SQLITE_SYNCHRONOUS: synchronous }) });
+    // WORKERS: server processes on the port (PostgreSQL); their CPU is counted with the primary's.
+    const server = await startServerProcess({ DATABASE_URL: serverUrl, ...(options.pgUrl ? {} : { SQLITE_SYNCHRONOUS: synchronous }), ...(options.workers ? { WORKERS: String(options.workers) } : {}) });
     cleanups.unshift(() => server.stop());
     const client = graphqlClient(server.url, CLIENTS);
     cleanups.unshift(() => client.close());
@@ -95,6 +98,7 @@ export async function runConcurrencyBench(options: { quick: boolean; log: (line:
     const result: ConcurrencyResult = {
       database: options.pgUrl ? "postgres" : "sqlite",
       ...(options.pgUrl ? {} : { synchronous }),
+      ...(options.workers ? { workers: options.workers } : {}),
       clients: CLIENTS,
       fan: FAN,
       blocks,

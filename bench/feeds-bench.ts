@@ -290,7 +290,7 @@ async function startServer(env: Record<string, string>): Promise<{ url: string; 
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 180_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
       const match = /provgraph listening on (http:\/\/\S+?)"/.exec(output);
@@ -304,10 +304,14 @@ async function startServer(env: Record<string, string>): Promise<{ url: string; 
     child.stderr!.on("data", onData);
     void exited.then(() => reject(new Error(`server exited:\n${output}`)));
   });
+  let stopping = false;
+  // A server that dies under the load is a finding: say how it ended.
+  void exited.then(() => !stopping && console.error(`feeds bench: the server exited (${child.exitCode ?? child.signalCode}):\n${output.slice(-5_000)}`));
   return {
     url,
     pid: child.pid!,
     stop: async () => {
+      stopping = true;
       child.kill("SIGTERM");
       await exited;
     },

@@ -38,7 +38,7 @@ export interface OpenLineageBenchResult {
 const COLUMNS = 12;
 const NAMESPACE = "postgres://warehouse:5432";
 
-function eventsOf(run: number): Record<string, unknown>[] {
+export function eventsOf(run: number): Record<string, unknown>[] {
   const runId = crypto.randomUUID();
   const fields = (prefix: string) => Array.from({ length: COLUMNS }, (_, i) => ({ name: `${prefix}_${i}`, type: i % 2 ? "numeric" : "varchar" }));
   const columnLineage = {

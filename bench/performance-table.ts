@@ -2,12 +2,20 @@ import type { AuthBenchResult } from "./auth-bench";
 import type { ClosureResult } from "./closure-bench";
 import type { ComplianceBenchResult } from "./compliance-bench";
 import type { CompositeBenchResult } from "./composite-bench";
+import type { ExplorerBenchResult } from "./explorer-bench";
 import type { ConcurrencyResult } from "./concurrency-bench";
+import type { CpuBudgetResult } from "./cpu-budget-bench";
+import { CPU_PHASES } from "../src/cpu-phases";
 import type { FeedsBenchResult } from "./feeds-bench";
+import type { HeavyReadsResult } from "./heavy-reads-bench";
+import type { GraphBenchResult } from "./graph-bench";
 import type { IngestResult } from "./ingest-bench";
 import type { OpenLineageBenchResult } from "./openlineage-bench";
+import type { PrivacyBenchResult } from "./privacy-bench";
 import type { ReadsDuringWritesResult } from "./reads-during-writes-bench";
 import type { ScalingResult } from "./scaling-bench";
+import type { StartupBenchResult } from "./startup-bench";
+import type { SearchBenchResult } from "./search-bench";
 
 /**
  * The performance tables of docs/performance.md, rendered from bench/results.json (npm run docs:performance
@@ -15,22 +23,33 @@ import type { ScalingResult } from "./scaling-bench";
  * when the two differ). Every figure is from the run recorded in results.json.
  */
 export interface BenchResults {
+  cpuBudget?: CpuBudgetResult;
   ingest?: IngestResult;
   ingestPg?: IngestResult;
   concurrency?: ConcurrencyResult;
   concurrencyPg?: ConcurrencyResult;
+  /** The PostgreSQL group-commit run with WORKERS=1 and WORKERS=2. */
+  workersPg?: ConcurrencyResult[];
   /** SQLite with synchronous = FULL on every side. */
   concurrencyDurable?: ConcurrencyResult;
   readsDuringWrites?: ReadsDuringWritesResult;
   readsDuringWritesPg?: ReadsDuringWritesResult;
   closure?: ClosureResult;
   closurePg?: ClosureResult;
+  heavyReads?: HeavyReadsResult;
   scaling?: ScalingResult;
   composite?: CompositeBenchResult;
   auth?: AuthBenchResult;
   openlineage?: OpenLineageBenchResult;
   feeds?: FeedsBenchResult;
   compliance?: ComplianceBenchResult;
+  startup?: StartupBenchResult;
+  search?: SearchBenchResult;
+  searchPg?: SearchBenchResult;
+  privacy?: PrivacyBenchResult;
+  graph?: GraphBenchResult;
+  graphPg?: GraphBenchResult;
+  explorer?: ExplorerBenchResult;
   meta?: { at: string; quick: boolean; pg?: boolean; scale?: boolean; seconds?: number; node: string; cpus: number; cpuModel?: string; loadAverage?: number[] };
 }
 
@@ -53,7 +72,7 @@ function ingestRow(result: IngestResult): string {
 
 function concurrencyRow(result: ConcurrencyResult): string {
   return (
-    `| group commit: ${result.clients} clients × ${result.fan} → ${result.fan}, ${label(result.database)}${result.synchronous ? `, synchronous = ${result.synchronous}` : ""} | ${perSec(result.provgraphPerSec)} (server CPU ${ms(result.serverCpuMs)}) | ` +
+    `| group commit: ${result.clients} clients × ${result.fan} → ${result.fan}, ${label(result.database)}${result.synchronous ? `, synchronous = ${result.synchronous}` : ""}${result.workers ? `, WORKERS=${result.workers}` : ""} | ${perSec(result.provgraphPerSec)} (server CPU ${ms(result.serverCpuMs)}) | ` +
     `${perSec(result.rawPerSec)} one transaction each; ${perSec(result.rawBatchedPerSec)} ${result.clients} to a transaction | ` +
     `${ratio(result.ratioToRaw)}; ${ratio(result.ratioToBatched)} | ≥ 2; ≥ 0.5 |`
   );
@@ -108,16 +127,106 @@ function complianceRows(result: ComplianceBenchResult): string[] {
   ];
 }
 
+/** A small heavy read through the worker pool (the answer crosses the thread boundary) vs the same code on the event loop. */
+function heavyReadsRows(result: HeavyReadsResult): string[] {
+  const row = (what: string, pool: number, inProcess: number, r: number) => `| heavy reads, small: ${what} through the worker pool vs on the event loop, SQLite; ${result.blocks} interleaved blocks | ${ms(pool)} | ${ms(inProcess)} | ${ratio(r)} | |`;
+  return [
+    row("`microGraph` of a 3-step pipeline (13 nodes)", result.microPoolMs, result.microInProcessMs, result.microRatio),
+    row("`evidencePackage` of its last output", result.evidencePoolMs, result.evidenceInProcessMs, result.evidenceRatio),
+    ...(result.closureRatio === undefined ? [] : [row("`lineage` closure of 3 artifacts", result.closurePoolMs, result.closureInProcessMs, result.closureRatio)]),
+  ];
+}
+
+function startupRows(result: StartupBenchResult): string[] {
+  const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
+  const load = `median of ${result.runs} runs, load average ${result.loadAverage[0]}`;
+  return [
+    `| start-up: \`npm start\` to the first \`GET /readyz\` 200, SQLite, a new database (migrations applied); ${load} | ${seconds(result.npmStartNewDatabaseMs)} (CPU ${seconds(result.npmStartNewDatabaseCpuMs)}) | | | < 3 s |`,
+    `| the same on an existing database | ${seconds(result.npmStartExistingDatabaseMs)} (CPU ${seconds(result.npmStartExistingDatabaseCpuMs)}) | | | < 3 s |`,
+    `| the same through \`provgraph serve\`, a new database | ${seconds(result.serveNewDatabaseMs)} (CPU ${seconds(result.serveNewDatabaseCpuMs)}) | | | < 3 s |`,
+    `| the command: \`provgraph --help\`, spawn to exit (CPU ${ms(result.cliHelpCpuMs)}) | ${seconds(result.cliHelpMs)} | | | < 0.5 s |`,
+  ];
+}
+
+function searchRows(result: SearchBenchResult): string[] {
+  const db = label(result.database);
+  const side = (name: string, figures: SearchBenchResult["search"]) =>
+    `| ${name}, ${db}, ${(result.artifacts / 1e6).toFixed(0)}M artifacts: GraphQL over HTTP vs the statements it runs, raw; ${figures.requests.toLocaleString("en-US")} requests in ${result.blocks} ABBA blocks | ` +
+    `p99 ${ms(figures.p99Ms)} (p50 ${ms(figures.p50Ms)}) | p99 ${ms(figures.rawP99Ms)} (p50 ${ms(figures.rawP50Ms)}) | ${ratio(figures.ratio)} (blocks ${range(figures.ratioMin, figures.ratioMax)}) | p99 < 20 ms; ≤ 1.5 |`;
+  const indexing = result.indexing;
+  return [
+    side("`autocomplete` (names typed a character at a time)", result.autocomplete),
+    side("`search` (names, parts of names, ids, descriptions)", result.search),
+    `| the search index on the recording path, ${db}: ${indexing.fan} → ${indexing.fan} \`recordExecution\` with the index kept in its unit vs without | ${ms(indexing.msWith)} | ${ms(indexing.msWithout)} | ${ratio(indexing.ratio)} (blocks ${range(indexing.ratioMin, indexing.ratioMax)}) | ≤ 1.10 |`,
+  ];
+}
+
+function privacyRows(result: PrivacyBenchResult): string[] {
+  return [
+    `| privacy: a release's ledger debit over a backward closure of ${result.closureNodes.toLocaleString("en-US")} artifacts reaching ${result.protectedDatasets} protected datasets (in a unit of the commit path: the closure, the release, the budgets locked and read, the entries, the new spend) vs the same statements on better-sqlite3 in one transaction; median of ${result.blocks} interleaved blocks${result.loadAverage ? ` (this row and the next measured at load average ${result.loadAverage.join(" / ")})` : ""} | ${ms(result.debitMs)} | ${ms(result.debitRawMs)} | ${ratio(result.debitRatio)} (blocks ${range(result.debitRatioMin, result.debitRatioMax)}) | ≤ 1.5 |`,
+    ...(result.purposeBlocks
+      ? [
+          `| privacy: the purpose check on a tagged read — a version's ${result.purposeColumns} columns with description and sample values, all holding PII declared to serve the purpose the request states (clearance, purpose, the purpose audit) vs the same read of an untagged version; GraphQL in-process; median of ${result.purposeBlocks} interleaved blocks (the baseline is the untagged read) | ${ms(result.purposeTaggedMs)}${result.purposeTaggedCpuMs ? ` (CPU ${ms(result.purposeTaggedCpuMs)})` : ""} | ${ms(result.purposeUntaggedMs)}${result.purposeUntaggedCpuMs ? ` (CPU ${ms(result.purposeUntaggedCpuMs)})` : ""} | ${ratio(result.purposeRatio)} (blocks ${range(result.purposeRatioMin, result.purposeRatioMax)}) | ≤ 1.1 |`,
+        ]
+      : []),
+  ];
+}
+
+function graphRows(result: GraphBenchResult): string[] {
+  const db = label(result.database);
+  return [
+    `| \`lineageGraph\` depth 1 around an artifact 200 runs used, each deriving a child (${result.hubNodes} nodes, every node's counts), ${db}${result.loadAverage ? ` (this row and the graph rows below measured at load average ${result.loadAverage.join(" / ")})` : ""} | p99 ${ms(result.hubP99Ms)} (p50 ${ms(result.hubP50Ms)}; server CPU ${ms(result.hubServerCpuMs)}) | ${ms(result.hubRawMs)} (CPU ${ms(result.hubRawCpuMs)}) | ${ratio(result.hubRatio)} | p99 < 30 ms |`,
+    `| \`lineageGraph\` depth 3 BOTH around an artifact of the ${edges(result.edges)}-edge store (${result.depth3Nodes.toLocaleString("en-US")} nodes, ${result.depth3Edges.toLocaleString("en-US")} edges), ${db}; median of ${result.blocks} interleaved blocks | ${ms(result.depth3Ms)} (server CPU ${ms(result.depth3ServerCpuMs)}) | ${ms(result.depth3RawMs)} (CPU ${ms(result.depth3RawCpuMs)}) | ${ratio(result.depth3Ratio)} (blocks ${range(result.depth3RatioMin, result.depth3RatioMax)}) | ≤ 1.5 |`,
+    `| \`lineagePath\` between two artifacts ${result.pathHops} hops apart on the ${edges(result.edges)}-edge store (${result.pathCount} paths, ${result.pathStatements} statements), ${db} | p99 ${ms(result.pathP99Ms)} (p50 ${ms(result.pathP50Ms)}; server CPU ${ms(result.pathServerCpuMs)}) | ${ms(result.pathRawMs)} | | < 100 ms |`,
+    ...(result.explorerOpenP99Ms !== undefined
+      ? [
+          `| the Explorer's request when a search result is opened: \`lineageGraph\` depth 10 BOTH, at most 200 nodes, laid out, with the page's fields (${result.explorerOpenNodes} nodes), ${db} | p99 ${ms(result.explorerOpenP99Ms)} (p50 ${ms(result.explorerOpenP50Ms)}; server CPU ${ms(result.explorerOpenServerCpuMs)}) | ${ms(result.explorerOpenRawMs)} (its statements) | ${ratio(result.explorerOpenRatio)} | page painted < 500 ms |`,
+          `| the Explorer's request when a node is expanded: \`expand\` of a "+N" on it (+${result.explorerExpandAdded}), ${db} | p99 ${ms(result.explorerExpandP99Ms)} (p50 ${ms(result.explorerExpandP50Ms)}; server CPU ${ms(result.explorerExpandServerCpuMs)}) | ${ms(result.explorerExpandRawMs)} (its statements) | ${ratio(result.explorerExpandRatio)} | page painted < 200 ms |`,
+        ]
+      : []),
+  ];
+}
+
+/** The server's CPU per request, phase by phase: before the CPU work (the baseline) and now. */
+function cpuBudgetRows(budget: CpuBudgetResult): string[] {
+  const before = budget.baseline && budget.baseline.at !== budget.at ? budget.baseline : undefined;
+  const cell = (value: number | undefined) => (value === undefined ? "" : value.toFixed(3));
+  const head = budget.rows.map((row) => (before ? `${row.workload}: before | now` : row.workload));
+  const lines = [
+    "",
+    `Server CPU per request, phase by phase (ms; SQLite, one client, marks in the server process${before ? `; before: ${before.at.slice(0, 10)}, load average ${before.loadAverage.join(" / ")}` : ""}; now: load average ${budget.loadAverage.join(" / ")}):`,
+    "",
+    `| phase | ${head.join(" | ")} |`,
+    `|---|${budget.rows.map(() => (before ? "---|---|" : "---|")).join("")}`,
+  ];
+  const rowOf = (name: string, value: (row: CpuBudgetResult["rows"][number]) => number) =>
+    `| ${name} | ${budget.rows.map((row) => { const old = before?.rows.find((r) => r.workload === row.workload); return before ? `${cell(old && value(old))} | ${cell(value(row))}` : cell(value(row)); }).join(" | ")} |`;
+  for (const phase of CPU_PHASES) lines.push(rowOf(phase, (row) => row.phases[phase]));
+  lines.push(rowOf("**whole process (/proc)**", (row) => row.serverCpuMs));
+  return lines;
+}
+
 function label(database: "sqlite" | "postgres"): string {
   return database === "sqlite" ? "SQLite" : "PostgreSQL";
+}
+
+/** The Explorer in headless Chromium (bench/explorer-bench.ts): page figures beside the same request sent raw. */
+function explorerRows(e: ExplorerBenchResult): string[] {
+  const store = `${edges(e.edges)}-edge store`;
+  return [
+    `| Explorer (Chromium): from choosing a search result to a painted neighbourhood of ${e.neighbourhood.nodes} nodes, ${store}, p50 (p95 ${ms(e.neighbourhood.pageP95Ms)}) | ${ms(e.neighbourhood.pageP50Ms)} | ${ms(e.neighbourhood.rawP50Ms)} (the lineageGraph request alone) | ${ratio(e.neighbourhood.ratio)} | < 500 ms |`,
+    `| Explorer: expanding a node (+${e.expand.added}) until painted, p50 (p95 ${ms(e.expand.pageP95Ms)}) | ${ms(e.expand.pageP50Ms)} | ${ms(e.expand.rawP50Ms)} (the expand request alone) | ${ratio(e.expand.ratio)} | < 200 ms |`,
+    `| Explorer: panning ${e.pan.nodes.toLocaleString("en-US")} nodes, frame time p95 (p50 ${ms(e.pan.frameP50Ms)}, ${e.pan.frames.toLocaleString("en-US")} frames${e.loadAverage ? `; the three Explorer rows measured at load average ${e.loadAverage.join(" / ")}` : ""}) | ${ms(e.pan.frameP95Ms)} | ${ms(e.pan.idleP95Ms)} (the page idle) | ${ratio(e.pan.ratio)} | < 33 ms |`,
+  ];
 }
 
 export function renderPerformance(results: BenchResults): string {
   const lines: string[] = [PERFORMANCE_START, "", "| benchmark | provgraph | raw baseline | ratio | goal |", "|---|---|---|---|---|"];
   for (const result of [results.ingest, results.ingestPg]) if (result) lines.push(ingestRow(result));
-  for (const result of [results.concurrency, results.concurrencyDurable, results.concurrencyPg]) if (result) lines.push(concurrencyRow(result));
+  for (const result of [results.concurrency, results.concurrencyDurable, results.concurrencyPg, ...(results.workersPg ?? [])]) if (result) lines.push(concurrencyRow(result));
   for (const result of [results.readsDuringWrites, results.readsDuringWritesPg]) if (result) lines.push(readsRow(result));
   for (const result of [results.closure, results.closurePg]) if (result) lines.push(...closureRows(result));
+  if (results.heavyReads) lines.push(...heavyReadsRows(results.heavyReads));
   const composite = results.composite;
   if (composite) {
     lines.push(
@@ -130,6 +239,11 @@ export function renderPerformance(results: BenchResults): string {
   if (results.openlineage) lines.push(...openLineageRows(results.openlineage));
   if (results.feeds) lines.push(...feedsRows(results.feeds));
   if (results.compliance) lines.push(...complianceRows(results.compliance));
+  for (const result of [results.search, results.searchPg]) if (result) lines.push(...searchRows(result));
+  if (results.privacy) lines.push(...privacyRows(results.privacy));
+  for (const result of [results.graph, results.graphPg]) if (result) lines.push(...graphRows(result));
+  if (results.startup) lines.push(...startupRows(results.startup));
+  if (results.explorer) lines.push(...explorerRows(results.explorer));
   if (results.scaling) {
     lines.push("", "How closure cost grows (SQLite; backward from the last layer; GraphQL as parallel lists):", "", "| store | closure | nodes | GraphQL | raw | ratio | server peak RSS |", "|---|---|---|---|---|---|---|");
     for (const row of results.scaling.rows) {
@@ -139,6 +253,7 @@ export function renderPerformance(results: BenchResults): string {
       );
     }
   }
+  if (results.cpuBudget) lines.push(...cpuBudgetRows(results.cpuBudget));
   const meta = results.meta;
   if (meta) {
     const load = meta.loadAverage ? `, load average ${meta.loadAverage.join(" / ")} on ${meta.cpus} cores (shared)` : `, ${meta.cpus} cores`;

@@ -44,6 +44,8 @@ export interface OperationDeclaration {
   groupBy: GroupByMode | null;
   inputs: RoleDeclaration[];
   outputs: RoleDeclaration[];
+  /** The parameter whose value is a run's business date (absent: none declared). */
+  businessDateParam?: string;
 }
 
 /** An input artifact as stored, in the role and position the execution reported it. */
@@ -211,6 +213,8 @@ export interface WrittenLineage {
   assignedTags: readonly number[];
   /** Tags downgraded on some node: where they flow has changed. */
   downgradedTags: readonly string[];
+  /** Dataset versions recorded for the first time (artifact ids): they take the tags their dataset's columns carry. */
+  datasetVersions: readonly string[];
 }
 
 /** Which tags to let flow: from nodes (their held tags), from assignments, or a tag afresh from all its origins. */
@@ -221,6 +225,11 @@ export interface TagFlowRequest {
   origins?: readonly number[];
   /** Tags derived afresh: what was derived of them is forgotten, and they flow again from every origin. */
   rederive?: readonly string[];
+  /**
+   * New versions of datasets (artifact ids): each holds the tags assigned to a column of its dataset
+   * as a whole (every version, past and future), which then flow from it like from any near end.
+   */
+  versions?: readonly string[];
 }
 
 /**
@@ -232,9 +241,11 @@ export interface DerivationPort {
     /**
      * Tags flow downstream along stored lineage — column edges (DIRECT and INDIRECT; a dataset-wide
      * one to its whole target version, and from a whole version along every edge out of it) and
-     * wasDerivedFrom edges — never into a node where the tag was downgraded; each node keeps its
-     * nearest origin. Runs in the database, one recursive statement per hop set. Returns how many
-     * holdings were added or moved to a nearer origin.
+     * wasDerivedFrom edges (an artifact's own tags; and every tag of an input to the whole output
+     * version when the run reported no column lineage into it: an opaque step) — never into a node
+     * where the tag was downgraded; each node keeps its nearest origin. An ARTIFACT node in `from`
+     * stands for every holding on that artifact. Runs in the database, one recursive statement per
+     * hop set. Returns how many holdings were added or moved to a better origin.
      */
     flow(request: TagFlowRequest): Promise<{ changed: number }>;
   };

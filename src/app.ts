@@ -1,7 +1,8 @@
+import crypto from "node:crypto";
 import http from "node:http";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { ProvgraphPlugin } from "../plugins/types";
-import { type AuthMode, type AuthServices, authorizeHttpRequest, authSetupError, createAuthServices, type Principal, prepareAuth, principalOf, UnauthenticatedError, useAuthentication } from "./auth";
+import { type AuthMode, type AuthServices, authorizeHttpRequest, authSetupError, createAuthServices, type Principal, prepareAuth, principalOf, UnauthenticatedError, useAuthentication, useOperationAuthorization, useSubscriptionLeases, purposeOf, purposesOf, useRequestPurpose } from "./auth";
 import type { Config } from "./config";
 import { type Database, openDatabase } from "./db/client";
 import { maskDatabaseUrl, providerOf, sqliteFilePath } from "./db/database-url";
@@ -9,23 +10,34 @@ import { lockSqliteFile } from "./db/sqlite-owner-lock";
 import { migrateDatabase } from "./db/migrate";
 import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
+import { watchEventLoop } from "./http/event-loop-watch";
+import { useSpecExecutor } from "./http/spec-executor";
 import { useCompiledLineage } from "./http/compiled-lineage";
-import { useRequestLimits } from "./limits";
+import { REQUEST_LIMITS, useRequestLimits } from "./limits";
+import { useBoundedGraphQLBodies } from "./http/graphql-body";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { useEvidenceRoute } from "./http/evidence-route";
+import { useSigningKeysRoute } from "./http/signing-keys-route";
+import { useExplorer } from "./http/explorer-route";
 import { renderLocalGraphiQL, useGraphiQLAssets } from "./http/graphiql";
+import { answerClientErrors } from "./http/client-errors";
 import { listen } from "./http/listen";
 import { admitHeavyBodies, HeavyWorkQueue, useHeavyWorkAdmission } from "./http/admission";
 import { type AuthorizeLineageRequest, createOpenLineage, type LineageRequestRecorded, type OpenLineage, useOpenLineageRoutes } from "./openlineage";
 import { createLogger, type Logger } from "./logger";
+import type * as MetricsRoom from "./metrics";
+import type { ProvgraphMetrics } from "./metrics";
 import { createFeedBroadcast } from "./pubsub";
 import { requestIdOf, useRequestLog } from "./http/request-log";
 import { useSharedSubscriptionResults } from "./http/shared-subscription-results";
+import { cpuPhasePlugins, markedRequests } from "./http/cpu-phases-plugin";
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
-import { policyTagsOf } from "./schema/policy";
+import { policyTagsOf, tagPurposesOf } from "./schema/policy";
+import { taggedReadNoter } from "./schema/purpose-reads";
 import { maskSecrets, registerSecretForMasking } from "./secret-masking";
+import type { SigningKeys } from "./services/compliance";
 import { createServices, type Services } from "./services/services";
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -39,6 +51,8 @@ export interface App {
   /** Admission control of heavy work (its stats: what runs, waits, was refused). */
   heavyWork: HeavyWorkQueue;
   auth: AuthServices;
+  /** The Prometheus metrics, when METRICS is not off (GET /metrics serves them). */
+  metrics?: ProvgraphMetrics;
   /**
    * "open" (loopback, no token has ever existed: every request acts as admin), "tokens", or "refused"
    * (a public HOST and no token: start() fails with AuthSetupError), as decided at start-up.
@@ -52,6 +66,14 @@ export interface App {
   start(): Promise<string>;
   /** Stop accepting, end subscriptions, let in-flight requests finish (up to the grace period), close the database. */
   stop(): Promise<void>;
+}
+
+/** The signing keys configuration names (PROVGRAPH_SIGNING_KEY, PROVGRAPH_SIGNING_PREVIOUS_KEYS), as key objects. */
+function signingKeysOf(config: Config): SigningKeys {
+  return {
+    current: config.signingKey ? crypto.createPrivateKey(config.signingKey) : null,
+    previous: config.signingPreviousKeys.map((x) => crypto.createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })),
+  };
 }
 
 /** The database could not be opened, migrated or reached at start-up. */
@@ -76,11 +98,14 @@ export interface AppOptions {
 export interface SocketContext {
   principal?: Principal;
   transport?: "ws";
+  /** connectionParams.purpose, checked against the principal's purposes (null: none stated). */
+  purpose?: string | null;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   // A secret with no recognisable shape: masked by value wherever a line would carry it.
   if (config.erasureSecret) registerSecretForMasking(config.erasureSecret);
+  if (config.signingKey) for (const line of config.signingKey.split("\n")) if (!line.startsWith("-----") && line.trim().length >= 16) registerSecretForMasking(line.trim());
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await connectDatabase(config, logger);
   const loopback = isLoopbackAddress(config.host);
@@ -98,60 +123,116 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const graphiql = config.graphiql ?? loopback;
   const introspection = config.introspection ?? loopback;
   const corsOrigins = config.corsOrigins ?? [];
-  const services = createServices(
+  // Created first, its gauges read the feeds and the admission queue when scraped; off, nothing is counted
+  // (and prom-client is not even loaded: start-up time).
+  let services: Services;
+  let heavyWork: HeavyWorkQueue;
+  const metricsRoom = config.metrics === "off" ? undefined : (require("./metrics") as typeof MetricsRoom);
+  const metrics =
+    metricsRoom === undefined
+      ? undefined
+      : new metricsRoom.ProvgraphMetrics({
+          feeds: () => services.feeds.stats(),
+          heavyWork: () => heavyWork.stats(),
+          database: () => ({ statements: database.statementCount(), pools: database.poolStats() }),
+        });
+  services = createServices(
     database,
     options.plugins,
     { queueLimit: config.feedQueueLimit, replayWindow: config.feedReplayWindow, broadcast, logger },
-    { erasureSecret: config.erasureSecret },
+    { erasureSecret: config.erasureSecret, recordings: metrics, subjectKeyRules: { caseInsensitive: config.subjectKeysCaseInsensitive }, signingKeys: signingKeysOf(config), heavyReads: { threads: config.heavyReadThreads, budgetMs: config.queryBudgetMs, maxResultNodes: config.resultMaxNodes } },
   );
   const openLineage = createOpenLineage(
-    { commits: services.commits, registry: services.registry, plugins: services.plugins, provider: database.provider, logger, subjectKeys: services.compliance.subjectKeys },
+    {
+      commits: services.commits,
+      registry: services.registry,
+      plugins: services.plugins,
+      provider: database.provider,
+      logger,
+      subjectKeys: services.compliance.subjectKeys,
+      observeResults: metrics && ((results) => metrics.openLineageResults(results)),
+    },
     database.reader,
   );
   for (const invariant of openLineage.invariants) services.integrity.register(invariant);
+  services.compliance.evidence.registerRunHistory(openLineage.runHistory);
   await services.feeds.start();
-  const heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
+  // Started with the server: how long the event loop keeps callbacks waiting (logged past a bound, shown by /readyz).
+  let eventLoop: ReturnType<typeof watchEventLoop> | undefined;
+  const cpuPhaseMarks = cpuPhasePlugins();
+  heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
+    // No file uploads: a multipart body would be parsed by Yoga without the bounds below.
+    multipart: false,
     graphiql: graphiql ? { subscriptionsProtocol: "WS", title: "provgraph" } : false,
     renderGraphiQL: renderLocalGraphiQL,
     cors: corsOptions(corsOrigins) as Parameters<typeof createYoga>[0]["cors"],
     logging: yogaLogger(logger),
     context: (initial): GraphQLContext => {
-      const { request, principal, transport } = initial as { request?: Request } & SocketContext;
+      const { request, principal, transport, purpose } = initial as { request?: Request } & SocketContext;
       const actingAs = principal ?? principalOf(request);
       // Every request is authenticated before it runs (src/auth/http.ts, src/graphql-ws.ts); one that was not is refused, never opened.
       if (!actingAs) throw new UnauthenticatedError("MISSING");
-      const context: GraphQLContext = { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http" };
-      // What policy-tag redaction reads: the tags guarding a subject, batched per request (and per subscription event).
+      const context: GraphQLContext = { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http", purpose: purpose ?? purposeOf(request) };
+      // What policy-tag redaction reads: the tags guarding a subject and the purposes tags allow, batched per request (and per subscription event).
       context.policyTagsOf = policyTagsOf(context);
+      context.tagPurposesOf = tagPurposesOf(context);
+      // Tagged values read under the stated purpose go to the purpose audit.
+      context.noteTaggedRead = taggedReadNoter({ principal: actingAs, purpose: context.purpose ?? null, requestId: context.requestId, policyTagsOf: context.policyTagsOf }, services.compliance.purposeAudit);
       return context;
     },
-    maskedErrors: { maskError: (error) => presentError(error) },
+    maskedErrors: { maskError: (error) => presentError(error, { maxBodyBytes: config.graphqlMaxBodyBytes }) },
+    // One body limit for /graphql: declared lengths are refused at the socket (admitHeavyBodies), streamed bodies here, both PAYLOAD_TOO_LARGE.
+    maxRequestBodySize: config.graphqlMaxBodyBytes,
     plugins: [
+      // The CPU budget's marks (PROVGRAPH_CPU_PHASES=1, the bench; none otherwise).
+      ...cpuPhaseMarks.before,
       ...(graphiql ? [useGraphiQLAssets()] : []),
-      useHealthChecks(database, { onUnavailable: (error) => logger.warn({ err: error }, "readyz: the database is unavailable"), heavyWork: () => heavyWork.stats() }),
+      // The web page: static files, before authentication (it holds no data; its requests are authenticated).
+      useExplorer(),
+      useHealthChecks(database, { onUnavailable: (error) => logger.warn({ err: error }, "readyz: the database is unavailable"), heavyWork: () => heavyWork.stats(), feeds: () => services.feeds.sharing(), eventLoop: () => eventLoop?.delay() }),
+      // Its own access rule (METRICS), before authentication; then every request is counted from here.
+      ...(metricsRoom && metrics && config.metrics !== "off" ? [metricsRoom.useMetricsRoute(metrics, config.metrics, auth), metricsRoom.useRequestMetrics(metrics)] : []),
+      // Public keys are public: served before authentication, so a verifier needs no token.
+      useSigningKeysRoute(services.compliance.signer),
       useOriginCheck(corsOrigins, logger),
       useAuthentication(auth),
+      // The purpose a request states, checked against its token before anything reads under it (the routes below included).
+      useRequestPurpose(),
       useCsrfPrevention(),
       useIntrospection(introspection),
-      useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth)),
-      useEvidenceRoute(services.compliance.evidence, auth, logger, heavyWork),
-      useRequestLog(logger),
+      useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth), (request) => actorOfPrincipal(principalOf(request))),
+      useEvidenceRoute(services.compliance, services.heavyReads, auth, logger, heavyWork),
+      useRequestLog(logger, schema),
+      // Bodies and query strings parsed within their size and nesting bounds, before anything is built from them.
+      useBoundedGraphQLBodies({ maxBytes: config.graphqlMaxBodyBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting }),
+      // Before the cost limit and admission: an operation the token may not run is refused whole, before any of it runs.
+      useOperationAuthorization(),
       ...useRequestLimits(),
+      // Query answers in the order their fields were asked (the spec's rule); before the compiled executor, which replaces it for lineage.
+      useSpecExecutor(),
       useCompiledLineage(),
       // After the cost limit, whose estimate says what is heavy, and after the compiled executor, which it wraps.
       useHeavyWorkAdmission(heavyWork),
       // Results are shared only between subscribers who may see the same: the same principal kind and scopes.
       useSharedSubscriptionResults(viewerKeyOf),
+      // A subscription ends when its token is revoked or expires.
+      useSubscriptionLeases(auth.watch),
+      ...cpuPhaseMarks.last,
     ],
   });
 
   const policy: SocketPolicy = { loopback, allowedHosts: config.allowedHosts ?? [], corsOrigins };
-  const server = http.createServer(guardRequests(admitHeavyBodies(yoga, heavyWork, { heavyBodyBytes: config.heavyBodyBytes, maxGraphQLBodyBytes: config.graphqlMaxBodyBytes }, logger), policy, logger));
-  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy, keepAliveMs: config.wsKeepAliveMs });
+  // requireHostHeader off: an HTTP/1.1 request without a Host is refused by our own check (typed, ./http/request-target.ts).
+  const server = http.createServer(
+    { requireHostHeader: false },
+    markedRequests(guardRequests(admitHeavyBodies(yoga, heavyWork, { heavyBodyBytes: config.heavyBodyBytes, maxGraphQLBodyBytes: config.graphqlMaxBodyBytes }, logger), policy, logger)),
+  );
+  answerClientErrors(server, logger);
+  const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy, keepAliveMs: config.wsKeepAliveMs, maxOperations: config.wsMaxSubscriptions, maxMessageBytes: config.wsMaxMessageBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -161,6 +242,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     database,
     heavyWork,
     auth,
+    metrics,
     authMode,
     logger,
     start: async () => {
@@ -170,6 +252,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         await new Promise((resolve) => server.close(resolve));
         throw authSetupError(config.host);
       }
+      eventLoop ??= watchEventLoop(logger);
+      // The heavy-read threads load while the first requests come in (a request never waits on its budget for them).
+      services.heavyReads.warm().catch((error: unknown) => logger.error({ err: error }, "the heavy-read threads could not start"));
       const host = config.host.includes(":") ? `[${config.host}]` : config.host;
       return `http://${host}:${port}${yoga.graphqlEndpoint}`;
     },
@@ -183,11 +268,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         server.closeIdleConnections();
         // Subscriptions end first (FEED_CLOSED), so SSE streams finish instead of holding the grace period.
         await services.feeds.stop();
+        await auth.watch.stop();
         await wsCleanup.dispose();
         await closed;
         clearInterval(reaper);
         clearTimeout(grace);
         await auth.authenticator.drain();
+        // The purpose audit's last reads are written before the database closes.
+        await services.compliance.purposeAudit.flush().catch((error) => logger.error({ err: error }, "the purpose audit's last reads could not be written"));
+        // After the in-flight requests: their heavy reads have been answered; the threads end with their connections.
+        await services.heavyReads.close();
+        eventLoop?.stop();
         await database.close();
       })()),
   };
@@ -198,8 +289,9 @@ async function connectDatabase(config: Config, logger: Logger): Promise<Database
   const release = providerOf(config.databaseUrl) === "sqlite" ? lockSqliteFile(sqliteFilePath(config.databaseUrl)) : () => undefined;
   try {
     if (config.migrateOnStart) {
-      const { applied } = await migrateDatabase(config.databaseUrl);
+      const { applied, unknown } = await migrateDatabase(config.databaseUrl);
       if (applied.length) logger.info({ applied }, "applied database migrations");
+      if (unknown.length) logger.warn({ unknown }, "the database has migrations this version of provgraph does not know: a newer version migrated it (see Upgrades in docs/operating/deployment.md)");
     }
     const database = openDatabase(config.databaseUrl, { readUrl: config.databaseReadUrl, sqliteSynchronous: config.sqliteSynchronous });
     await database.prisma.$queryRawUnsafe("SELECT 1");
@@ -248,9 +340,16 @@ function auditLineageWrites(auth: AuthServices): LineageRequestRecorded {
   };
 }
 
+/** Who a request acts as, as the records it writes name them (a release's ledger entries). */
+function actorOfPrincipal(principal: Principal | undefined) {
+  return principal ? { name: principal.name, tokenId: principal.tokenId, purposes: purposesOf(principal) } : undefined;
+}
+
 /** What may change what a subscriber is allowed to see: its scopes (clearances included). */
 function viewerKeyOf(context: unknown): string {
   const principal = (context as Partial<GraphQLContext>).principal;
   if (!principal) return "none";
-  return principal.kind === "open" ? "open" : `token:${[...principal.scopes].sort().join(" ")}`;
+  // The stated purpose too: tags that declare purposes let a value through only under one of them.
+  const purpose = (context as Partial<GraphQLContext>).purpose ?? "";
+  return principal.kind === "open" ? `open purpose:${purpose}` : `token:${[...principal.scopes].sort().join(" ")} purpose:${purpose}`;
 }

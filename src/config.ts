@@ -1,4 +1,7 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { isWellFormedTokenSecret } from "./auth/token-secret";
 
@@ -36,17 +39,36 @@ export interface Config {
   bootstrapToken?: string;
   /** `redis://…` / `rediss://…`: instances share feed notices through Redis pub/sub; null = one instance (in-process). */
   redisUrl: string | null;
+  /**
+   * WORKERS: server processes sharing the port (node:cluster; default 1). PostgreSQL only: a SQLite
+   * file has one writing process, which the write path's CPU already fills (docs/performance.md).
+   */
+  workers: number;
   /** Events one subscriber may have waiting before it is closed with FEED_OVERFLOW. */
   feedQueueLimit: number;
   /** How many sequences back a resuming subscriber's `since` may reach (the feed log keeps that many). */
   feedReplayWindow: number;
   /** graphql-ws ping interval (ms); a socket that answers no ping within it is closed. 0 = no pings. */
   wsKeepAliveMs: number;
+  /** WS_MAX_SUBSCRIPTIONS: operations open at once on one graphql-ws socket (subscriptions, and queries still running); one more is TOO_MANY_SUBSCRIPTIONS. */
+  wsMaxSubscriptions: number;
   /**
    * PROVGRAPH_ERASURE_SECRET: the key of the HMAC that data-subject keys are stored as (declarations,
    * erasure plans, the suppression list); null = subjects cannot be recorded. Never log it.
    */
   erasureSecret: string | null;
+  /**
+   * PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE: the subject-key namespaces (before a key's first ':')
+   * whose keys are compared without regard to case; `*` for every key. Default: none (case kept).
+   */
+  subjectKeysCaseInsensitive: readonly string[];
+  /**
+   * PROVGRAPH_SIGNING_KEY (or PROVGRAPH_SIGNING_KEY_FILE): the Ed25519 private key (PKCS#8 PEM) that
+   * evidence packages and erasure plans are signed with; null = documents are not signed. A secret: never log it.
+   */
+  signingKey: string | null;
+  /** PROVGRAPH_SIGNING_PREVIOUS_KEYS: public keys signed with before a rotation (each a JWK `x`, base64url), kept for verification. */
+  signingPreviousKeys: readonly string[];
   /** Admission control (src/http/admission): heavy requests run at once, wait at most, and how long one may wait (ms). */
   heavyConcurrency: number;
   heavyQueueDepth: number;
@@ -55,7 +77,29 @@ export interface Config {
   heavyBodyBytes: number;
   /** /graphql bodies declared larger are refused with 413. */
   graphqlMaxBodyBytes: number;
+  /** A graphql-ws message larger is refused: the socket is closed (1009) before the message is parsed. */
+  wsMaxMessageBytes: number;
+  /**
+   * HEAVY_READ_THREADS: worker threads that run heavy reads (graph views, evidence, PROV-JSON,
+   * closures) off the event loop, each with its own read connection; 0 runs them on the event loop.
+   */
+  heavyReadThreads: number;
+  /** QUERY_BUDGET_MS: how long a request's heavy reads may take together; past it they end with QUERY_TIMEOUT. */
+  queryBudgetMs: number;
+  /** RESULT_MAX_NODES: the most nodes a graph view (or entries an evidence package) one GraphQL answer carries; beyond, RESULT_TOO_LARGE. */
+  resultMaxNodes: number;
+  /**
+   * METRICS: GET /metrics (Prometheus text). `off` (default): not served; `token`: for a token with
+   * the `metrics` (or `admin`) scope; `public`: for anyone who can reach the port.
+   */
+  metrics: MetricsMode;
 }
+
+/** One heavy-read thread per core beyond the event loop's, at least one, at most four. */
+export const DEFAULT_HEAVY_READ_THREADS = Math.max(1, Math.min(4, os.availableParallelism() - 1));
+
+export const METRICS_MODES = ["off", "token", "public"] as const;
+export type MetricsMode = (typeof METRICS_MODES)[number];
 
 export const SQLITE_SYNCHRONOUS_MODES = ["NORMAL", "FULL"] as const;
 export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_MODES)[number];
@@ -93,16 +137,33 @@ export function loadConfig(env: Env = process.env): Config {
     introspection: parseOptionalBoolean("INTROSPECTION", env.INTROSPECTION),
     bootstrapToken: parseBootstrapToken(env.PROVGRAPH_BOOTSTRAP_TOKEN),
     redisUrl: parseRedisUrl(env.REDIS_URL),
+    workers: parseWorkers(env.WORKERS, parseDatabaseUrl(env.DATABASE_URL)),
+    metrics: parseMetricsMode(env.METRICS),
     feedQueueLimit: parseInteger("FEED_QUEUE_LIMIT", env.FEED_QUEUE_LIMIT, 1_000, 1, 100_000),
     feedReplayWindow: parseInteger("FEED_REPLAY_WINDOW", env.FEED_REPLAY_WINDOW, 100_000, 1, 100_000_000),
     wsKeepAliveMs: parseInteger("WS_KEEPALIVE_MS", env.WS_KEEPALIVE_MS, 12_000, 0, 3_600_000),
+    wsMaxSubscriptions: parseInteger("WS_MAX_SUBSCRIPTIONS", env.WS_MAX_SUBSCRIPTIONS, 100, 1, 100_000),
     erasureSecret: parseErasureSecret(env.PROVGRAPH_ERASURE_SECRET),
+    subjectKeysCaseInsensitive: parseList(env.PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE, parseSubjectKeyNamespace) ?? [],
+    signingKey: parseSigningKey(env.PROVGRAPH_SIGNING_KEY, env.PROVGRAPH_SIGNING_KEY_FILE),
+    signingPreviousKeys: parseList(env.PROVGRAPH_SIGNING_PREVIOUS_KEYS, parsePreviousSigningKey) ?? [],
     heavyConcurrency: parseInteger("HEAVY_CONCURRENCY", env.HEAVY_CONCURRENCY, 4, 1, 1_000),
     heavyQueueDepth: parseInteger("HEAVY_QUEUE_DEPTH", env.HEAVY_QUEUE_DEPTH, 64, 0, 100_000),
     heavyQueueWaitMs: parseInteger("HEAVY_QUEUE_WAIT_MS", env.HEAVY_QUEUE_WAIT_MS, 30_000, 1, 3_600_000),
     heavyBodyBytes: parseInteger("HEAVY_BODY_BYTES", env.HEAVY_BODY_BYTES, 256 * 1024, 1, 1024 * 1024 * 1024),
     graphqlMaxBodyBytes: parseInteger("GRAPHQL_MAX_BODY_BYTES", env.GRAPHQL_MAX_BODY_BYTES, 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    wsMaxMessageBytes: parseInteger("WS_MAX_MESSAGE_BYTES", env.WS_MAX_MESSAGE_BYTES, 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    heavyReadThreads: parseInteger("HEAVY_READ_THREADS", env.HEAVY_READ_THREADS, DEFAULT_HEAVY_READ_THREADS, 0, 64),
+    queryBudgetMs: parseInteger("QUERY_BUDGET_MS", env.QUERY_BUDGET_MS, 30_000, 100, 3_600_000),
+    resultMaxNodes: parseInteger("RESULT_MAX_NODES", env.RESULT_MAX_NODES, 10_000, 1, 1_000_000),
   };
+}
+
+function parseMetricsMode(raw: string | undefined): MetricsMode {
+  const value = (raw ?? "").trim().toLowerCase();
+  if (value === "") return "off";
+  if ((METRICS_MODES as readonly string[]).includes(value)) return value as MetricsMode;
+  throw new ConfigError("METRICS", `must be off, token or public, got '${raw}'`);
 }
 
 /** The shortest erasure secret accepted: 32 characters (e.g. `openssl rand -base64 32` prints 44). */
@@ -115,6 +176,53 @@ function parseErasureSecret(raw: string | undefined): string | null {
   if (value.length < MIN_ERASURE_SECRET_LENGTH) throw new ConfigError("PROVGRAPH_ERASURE_SECRET", `must be at least ${MIN_ERASURE_SECRET_LENGTH} characters (make one with: openssl rand -base64 32)`);
   if (/[\u0000-\u001f\u007f]/.test(value)) throw new ConfigError("PROVGRAPH_ERASURE_SECRET", "must not contain control characters");
   return value;
+}
+
+/**
+ * The signing key: PKCS#8 PEM text (literal `\n` accepted for one-line environments), or a file
+ * holding it. Make one with: openssl genpkey -algorithm ed25519 -out signing-key.pem. A secret: a
+ * bad one is described, never echoed.
+ */
+function parseSigningKey(raw: string | undefined, file: string | undefined): string | null {
+  const given = raw !== undefined && raw.trim() !== "";
+  const fromFile = file !== undefined && file.trim() !== "";
+  if (given && fromFile) throw new ConfigError("PROVGRAPH_SIGNING_KEY", "and PROVGRAPH_SIGNING_KEY_FILE are both set: give the key one way");
+  if (!given && !fromFile) return null;
+  const variable = given ? "PROVGRAPH_SIGNING_KEY" : "PROVGRAPH_SIGNING_KEY_FILE";
+  let pem: string;
+  if (given) pem = raw!.trim().replace(/\\n/g, "\n");
+  else {
+    try {
+      pem = fs.readFileSync(file!.trim(), "utf8").trim();
+    } catch (error) {
+      throw new ConfigError(variable, `cannot be read: ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`);
+    }
+  }
+  let key: crypto.KeyObject;
+  try {
+    key = crypto.createPrivateKey(pem);
+  } catch {
+    throw new ConfigError(variable, "is not a private key in PEM (make one with: openssl genpkey -algorithm ed25519 -out signing-key.pem)");
+  }
+  if (key.asymmetricKeyType !== "ed25519") throw new ConfigError(variable, `is a ${key.asymmetricKeyType ?? "symmetric"} key; documents are signed with Ed25519 (openssl genpkey -algorithm ed25519)`);
+  return pem;
+}
+
+/** A subject-key namespace (letters, digits, '.', '_', '-'; compared in lower case), or `*` for every key. */
+function parseSubjectKeyNamespace(entry: string): string {
+  if (entry === "*" || /^[A-Za-z0-9._-]{1,64}$/.test(entry)) return entry.toLowerCase();
+  throw new ConfigError("PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE", `entry '${entry.slice(0, 80)}' is not a namespace: 1-64 letters, digits, '.', '_' or '-' (the part of a key before its first ':'), or * for every key`);
+}
+
+/** A previous public key: the `x` of its JWK (43 base64url characters: 32 bytes), as GET /api/v1/signing-keys lists it. */
+function parsePreviousSigningKey(entry: string): string {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(entry)) throw new ConfigError("PROVGRAPH_SIGNING_PREVIOUS_KEYS", `entry '${entry.slice(0, 60)}' is not an Ed25519 public key: give the JWK "x" (43 base64url characters) the key set listed`);
+  try {
+    crypto.createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: entry }, format: "jwk" });
+  } catch {
+    throw new ConfigError("PROVGRAPH_SIGNING_PREVIOUS_KEYS", `entry '${entry}' is not an Ed25519 public key`);
+  }
+  return entry;
 }
 
 function parseOptionalBoolean(name: string, raw: string | undefined): boolean | undefined {
@@ -152,7 +260,7 @@ function parseHostName(entry: string): string {
 function parseBootstrapToken(raw: string | undefined): string | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
   if (!isWellFormedTokenSecret(raw.trim())) {
-    throw new ConfigError("PROVGRAPH_BOOTSTRAP_TOKEN", "must be pgt_ followed by at least 22 letters, digits, '-' or '_' (make one with: npm run -s token -- generate)");
+    throw new ConfigError("PROVGRAPH_BOOTSTRAP_TOKEN", "must be pgt_ followed by at least 22 letters, digits, '-' or '_' (make one with: provgraph token generate)");
   }
   return raw.trim();
 }
@@ -181,6 +289,14 @@ export function maskUrlPassword(value: string): string {
   } catch {
     return value.replace(/:\/\/([^:@/]*):[^@/]*@/, "://$1:****@");
   }
+}
+
+function parseWorkers(raw: string | undefined, databaseUrl: string): number {
+  const workers = parseInteger("WORKERS", raw, 1, 1, 64);
+  if (workers > 1 && databaseUrl.startsWith("file:")) {
+    throw new ConfigError("WORKERS", `is ${workers}, but a SQLite database is written by one process: WORKERS applies to PostgreSQL (leave it unset, or 1, on SQLite)`);
+  }
+  return workers;
 }
 
 function parsePort(raw: string | undefined): number {

@@ -1,43 +1,4 @@
-import type { buildApp as BuildApp } from "./app";
-import { ConfigError, loadConfig } from "./config";
-import { maskDatabaseUrl } from "./db/database-url";
-import { checkListenable, ListenError } from "./http/listen";
-import { maskSecrets } from "./secret-masking";
+import { exitOnStartupFailure, serve } from "./serve";
 
-/** Runs provgraph until SIGTERM/SIGINT, then drains in-flight requests and exits 0. */
-async function main(): Promise<void> {
-  const config = loadConfig();
-  // Before anything is created on disk: a busy port must not leave a new database file behind.
-  await checkListenable(config.port, config.host);
-  // Loaded after the checks, so a bad configuration or a busy port is reported at once.
-  const { buildApp } = require("./app") as { buildApp: typeof BuildApp };
-  const app = await buildApp(config);
-  const url = await app.start();
-  app.logger.info({ url, database: maskDatabaseUrl(config.databaseUrl), auth: app.authMode }, `provgraph listening on ${url}`);
-  let signalled = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (signalled) return;
-    signalled = true;
-    app.logger.info({ signal }, "shutting down: draining in-flight requests");
-    app.stop().then(
-      () => {
-        app.logger.info("stopped");
-        process.exit(0);
-      },
-      (error) => {
-        app.logger.error({ err: error }, "error while stopping");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", shutdown);
-  process.on("SIGINT", shutdown);
-}
-
-main().catch((error: unknown) => {
-  // One line a person can act on: what failed and why; no stack trace for expected failures.
-  const expected =
-    error instanceof ConfigError || error instanceof ListenError || ["DatabaseUnavailableError", "SqliteFileInUseError", "AuthSetupError", "RedisUnavailableError"].includes((error as Error)?.name);
-  console.error(maskSecrets(`provgraph: ${expected ? (error as Error).message : (error as Error)?.stack ?? String(error)}`));
-  process.exit(1);
-});
+// `npm start` (node dist/src/main.js) and `npm run dev` (tsx src/main.ts); `provgraph serve` runs the same.
+serve().catch(exitOnStartupFailure);

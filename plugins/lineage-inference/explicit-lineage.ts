@@ -1,4 +1,4 @@
-import type { CapturePlugin, DraftExecution, EdgeKind, LineageMapping, SourceRef } from "../types";
+import type { CapturePlugin, EdgeKind, LineageMapping, SourceRef } from "../types";
 
 // Seed "Explicit lineage": a mapping names the exact sources of an output draft, bypassing stem inference.
 // Sources are input artifact ids, or output drafts (by originalName or final id); anything else is kept
@@ -8,8 +8,15 @@ export const explicitLineage: CapturePlugin = {
   name: "explicit-lineage",
   stage: "capture",
   capture(draft) {
+    // Looked up by id: a mapping may name 100,000 inputs.
+    const inputIds = new Set(draft.inputs.map((input) => input.id as string));
+    const outputs = new Map<string, string>();
+    for (const o of [...draft.outputs].reverse()) {
+      outputs.set(o.id, o.originalName);
+      outputs.set(o.originalName, o.originalName);
+    }
     return draft.explicitLineage.flatMap((entry, i): LineageMapping[] => {
-      const sources = entry.sources.map((source) => resolveSource(draft, source));
+      const sources = entry.sources.map((source) => resolveSource(inputIds, outputs, source));
       const mapping = (of: SourceRef[]): LineageMapping => ({ output: entry.output, sources: of, kind: kindOf(of), capturedBy: "explicit", entry: `lineage[${i}]` });
       if (entry.kind === "INDEPENDENT" && sources.length > 1) return sources.map((source) => mapping([source]));
       return [mapping(sources)];
@@ -17,10 +24,10 @@ export const explicitLineage: CapturePlugin = {
   },
 };
 
-function resolveSource(draft: DraftExecution, source: string): SourceRef {
-  if (draft.inputs.some((input) => input.id === source)) return { input: source };
-  const output = draft.outputs.find((o) => o.originalName === source || o.id === source);
-  if (output) return { output: output.originalName };
+function resolveSource(inputIds: ReadonlySet<string>, outputs: ReadonlyMap<string, string>, source: string): SourceRef {
+  if (inputIds.has(source)) return { input: source };
+  const output = outputs.get(source);
+  if (output !== undefined) return { output };
   return { stored: source };
 }
 

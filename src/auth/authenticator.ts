@@ -93,7 +93,7 @@ export class Authenticator {
     if (status === "REVOKED") throw new UnauthenticatedError("REVOKED");
     if (status === "EXPIRED") throw new UnauthenticatedError("EXPIRED");
     this.noteUse(token, now);
-    return { kind: "token", name: token.name, tokenId: token.id, scopes: token.scopes };
+    return { kind: "token", name: token.name, tokenId: token.id, scopes: token.scopes, expiresAt: token.expiresAt };
   }
 
   /** Waits for background lastUsedAt writes (before the database closes). */

@@ -20,4 +20,13 @@ export interface AuthContext {
    * what the redaction plugin compares with the principal's clearances. Absent: guarded fields redact.
    */
   policyTagsOf?: (subject: object) => Promise<readonly string[]>;
+  /**
+   * The purpose this request states (X-Provgraph-Purpose; over graphql-ws connectionParams.purpose),
+   * one its token carries; null: none. Tags that declare purposes let a value through only under one of them.
+   */
+  purpose?: string | null;
+  /** For each of the tags that declare the purposes their data may serve, those purposes (batched per request). Absent: every tag withholds (fail closed). */
+  tagPurposesOf?: (tags: readonly string[]) => Promise<ReadonlyMap<string, readonly string[]>>;
+  /** Notes a tagged value the redaction rule let through (the purpose audit: who, under which purpose, what). */
+  noteTaggedRead?: (subject: object, tags: readonly string[]) => void;
 }

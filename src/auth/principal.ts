@@ -8,7 +8,8 @@ import type { TokenId } from "./token-secret";
  */
 export type Principal =
   | { kind: "open"; name: "open mode"; tokenId: null }
-  | { kind: "token"; name: string; tokenId: TokenId; scopes: readonly Scope[] };
+  /** `expiresAt`: when the token expires (null: never), as read when the request was authenticated. */
+  | { kind: "token"; name: string; tokenId: TokenId; scopes: readonly Scope[]; expiresAt?: Date | null };
 
 export const OPEN_MODE: Principal = Object.freeze({ kind: "open", name: "open mode", tokenId: null });
 

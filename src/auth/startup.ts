@@ -5,7 +5,7 @@ import { AuthSetupError } from "./errors";
 /** "refused": bound to a public address with no token, so no request could ever be authenticated; start() refuses to serve. */
 export type AuthMode = "open" | "tokens" | "refused";
 
-export const CREATE_TOKEN_HINT = "npm run token -- create --scope admin --name admin";
+export const CREATE_TOKEN_HINT = "provgraph token create --scope admin --name admin";
 
 /**
  * Decides the mode at start-up. PROVGRAPH_BOOTSTRAP_TOKEN first becomes an admin token (stored

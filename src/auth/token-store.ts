@@ -1,3 +1,4 @@
+import { inChunks } from "../db/chunked-lists";
 import { type Db, UNCOUNTED_SQL } from "../db/client";
 import { ownTransaction } from "../db/own-transaction";
 import { InvalidArgumentError, NotFoundError } from "../services/errors";
@@ -96,6 +97,13 @@ export class TokenStore {
     if (existing.revokedAt) return existing;
     await ownTransaction(this.db, (tx) => tx.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } }));
     return (await this.byId(id))!;
+  }
+
+  /** The tokens with these ids as stored now (revoked and expired ones included; unknown ids left out). */
+  async byIds(ids: readonly TokenId[]): Promise<ApiTokenRecord[]> {
+    // A bounded number of bound values per statement, however many tokens are asked about.
+    const rows = await inChunks(ids, (chunk) => this.db.apiToken.findMany({ where: { id: { in: chunk as string[] } } }), 1_000);
+    return rows.map(toRecord);
   }
 
   async touch(id: TokenId, at: Date): Promise<void> {

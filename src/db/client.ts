@@ -2,14 +2,18 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
+import type { PrismaPg as PrismaPgAdapter } from "@prisma/adapter-pg";
 import type { ConnectionInfo, SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
 import { type Prisma, PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
-import { PrismaClient as PgPrismaClient } from "../generated/pg/client";
+import type { PrismaClient as PgPrismaClientClass } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
 import { attachDirectStatements, type DirectStatements, directStatementsOver, type RawRows, type RowStream } from "./direct-statements";
+import { reuseAdapterStatements } from "./reused-statements";
 import { serializeStatements } from "./serialized-transaction";
+import { turnBeforeStatement } from "./statement-turns";
+import { hasTransactionEnded, markTransactionEnded } from "./transaction-ends";
 import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer";
+import { cpuPhasesEnabled, inCpuPhase, inSqlPhase } from "../cpu-phases";
 
 /**
  * The typed Prisma client. Both generated clients (SQLite and PostgreSQL) expose the same model
@@ -54,6 +58,8 @@ export interface Database {
    * out, so a query's count does not depend on when it ran.
    */
   statementCount(): number;
+  /** PostgreSQL: the connections of each pool (open, idle, callers waiting for one); empty on SQLite, or before a pool connected. */
+  poolStats(): Partial<Record<"writer" | "reader", PoolStats>>;
   /**
    * Opens an interactive transaction on the writer — the one place recordings open one (the commit
    * path calls it). Inside, `directStatementsOf(tx)` reaches the same transaction past Prisma's
@@ -64,7 +70,21 @@ export interface Database {
   readRows(sql: string, params: readonly unknown[]): Promise<RawRows>;
   /** The same, the rows read as they are consumed (consume them at once: on SQLite the read connection waits). */
   readRowStream(sql: string, params: readonly unknown[]): Promise<RowStream>;
+  /** Adds statements run on this process's behalf on connections of their own (the heavy-read threads) to statementCount(). */
+  countStatements(count: number): void;
   close(): Promise<void>;
+}
+
+/**
+ * What the read side of the core needs of a database (closures, graph views, evidence): its read
+ * client and provider, raw reads, the statement count. A Database is one; so is the read-only
+ * database a heavy-read thread opens for itself (openReadDatabase).
+ */
+export type ReadDatabase = Pick<Database, "reader" | "provider" | "readRows" | "readRowStream" | "statementCount">;
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 export interface DatabaseOptions {
@@ -95,52 +115,39 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   let prisma: Db;
   let reader: Db;
   let readerAdapter: AdapterSlot;
+  const writerAdapter: AdapterSlot = { adapter: undefined };
   let primaryReader: Db;
   let readUrl: string | null = null;
   let checkpointer: WalCheckpointer | undefined;
   if (provider === "sqlite") {
     const file = sqliteFilePath(url);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    // Prisma assumes SQLite's historic 999-variable limit and splits `IN (…)` lists above it,
-    // so statement counts would grow with result size; the SQLite in better-sqlite3 12 allows 32,766.
-    const info: ConnectionInfo = { maxBindValues: 32_766, supportsRelationJoins: false };
-    // Savepoints (one per unit of a group commit) keep the pages they change in a sub-journal, and
-    // closures sort in temporary b-trees: in memory rather than in temporary files.
-    const onConnect = (adapter: SqlDriverAdapter) => adapter.executeScript("PRAGMA temp_store = MEMORY");
     // The writer never checkpoints inside a COMMIT: a worker thread does (wal-checkpointer.ts).
     checkpointer = startWalCheckpointer(file);
     // When the writer starts the WAL over, it cuts the file back to 64 MB.
     // synchronous: NORMAL is the driver's default in WAL mode (no fsync at COMMIT); FULL fsyncs every commit.
     const synchronous = options.sqliteSynchronous ?? "NORMAL";
-    const onWriterConnect = (adapter: SqlDriverAdapter) =>
-      adapter.executeScript(`PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864; PRAGMA synchronous = ${synchronous}`);
+    const onWriterConnect = (adapter: SqlDriverAdapter) => {
+      reuseAdapterStatements(adapter);
+      return adapter.executeScript(`PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864; PRAGMA synchronous = ${synchronous}`);
+    };
     prisma = new SqlitePrismaClient({
-      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: info, onTransaction, onConnect: onWriterConnect }),
+      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000 }), countStatement, { connectionInfo: SQLITE_CONNECTION_INFO, onTransaction, onConnect: onWriterConnect, synchronous: true }),
     });
     // A second connection, read-only: in WAL mode it reads the last commit while the writer writes.
     readerAdapter = { adapter: undefined };
-    reader = new SqlitePrismaClient({
-      adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000, readonly: true }), countStatement, { connectionInfo: info, slot: readerAdapter, onConnect }),
-    });
+    reader = sqliteReadClient(file, countStatement, readerAdapter);
     primaryReader = reader;
   } else {
-    const pgClient = (connectionString: string, max: number, slot?: AdapterSlot) =>
-      new PgPrismaClient({
-        // A connection that cannot be made within PG_CONNECT_TIMEOUT_MS fails (DATABASE_UNAVAILABLE) instead of holding its request until the OS gives up.
-        adapter: countingAdapter(new PrismaPg({ connectionString, max, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS }), countStatement, { wrapTransaction: serializeStatements, onTransaction, slot }),
-      }) as unknown as Db;
-    prisma = pgClient(url, PG_WRITER_POOL);
+    prisma = pgClient(url, PG_WRITER_POOL, countStatement, { onTransaction, slot: writerAdapter });
     readUrl = options.readUrl ?? null;
     readerAdapter = { adapter: undefined };
-    reader = pgClient(readUrl ?? url, PG_READER_POOL, readerAdapter);
+    reader = pgClient(readUrl ?? url, PG_READER_POOL, countStatement, { slot: readerAdapter });
     primaryReader = readUrl ? prisma : reader;
   }
-  const direct = (transaction: Transaction): DirectStatements => directStatementsOver(transaction, provider, countStatement);
-  const readDirect = async () => {
-    if (!readerAdapter.adapter) await reader.$connect();
-    if (!readerAdapter.adapter) throw new Error("the read connection did not open");
-    return directStatementsOver(readerAdapter.adapter, provider, countStatement);
-  };
+  // Direct statements of a transaction refuse to run once Prisma has ended it (its timeout): see transaction-ends.ts.
+  const direct = (transaction: Transaction): DirectStatements => directStatementsOver(transaction, provider, countStatement, () => !hasTransactionEnded(transaction));
+  const readDirect = directReads(reader, readerAdapter, provider, countStatement);
   return {
     prisma,
     reader,
@@ -149,6 +156,18 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     url,
     readUrl,
     statementCount: () => statements,
+    countStatements: (count) => {
+      statements += count;
+    },
+    poolStats: () => {
+      if (provider !== "postgres") return {};
+      const stats: Partial<Record<"writer" | "reader", PoolStats>> = {};
+      for (const [name, slot] of [["writer", writerAdapter], ["reader", readerAdapter]] as const) {
+        const pool = (slot.adapter as { underlyingDriver?: () => { totalCount: number; idleCount: number; waitingCount: number } } | undefined)?.underlyingDriver?.();
+        if (pool) stats[name] = { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+      }
+      return stats;
+    },
     transaction: async (fn, transactionOptions) => {
       const slot: { transaction?: Transaction } = {};
       return startingTransaction.run(slot, () =>
@@ -164,6 +183,88 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       await Promise.all([prisma.$disconnect(), reader.$disconnect()]);
       await checkpointer?.stop();
     },
+  };
+}
+
+export interface ReadDatabaseOptions {
+  /** PostgreSQL: a streaming replica to read from (DATABASE_READ_URL). */
+  readUrl?: string | null;
+  /** PostgreSQL: connections in the pool (default 2). */
+  poolSize?: number;
+  /** PostgreSQL: a statement running longer is cancelled by the server (ms; default none). */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * A database opened for reading only, as a heavy-read thread opens one for itself: the same read
+ * client the app's Database reads with (SQLite: a read-only connection beside the writer, WAL;
+ * PostgreSQL: a small pool of its own, on DATABASE_READ_URL when set), and nothing that writes.
+ */
+export function openReadDatabase(url: string, options: ReadDatabaseOptions = {}): ReadDatabase & { close(): Promise<void> } {
+  const provider = providerOf(url);
+  let statements = 0;
+  const countStatement = () => {
+    statements += 1;
+  };
+  const slot: AdapterSlot = { adapter: undefined };
+  const reader =
+    provider === "sqlite"
+      ? sqliteReadClient(sqliteFilePath(url), countStatement, slot)
+      : pgClient(options.readUrl ?? url, options.poolSize ?? 2, countStatement, { slot, statementTimeoutMs: options.statementTimeoutMs });
+  const readDirect = directReads(reader, slot, provider, countStatement);
+  return {
+    reader,
+    provider,
+    statementCount: () => statements,
+    readRows: async (sql, params) => (await readDirect()).query(sql, params),
+    readRowStream: async (sql, params) => (await readDirect()).stream(sql, params),
+    close: () => reader.$disconnect(),
+  };
+}
+
+// Prisma assumes SQLite's historic 999-variable limit and splits `IN (…)` lists above it,
+// so statement counts would grow with result size; the SQLite in better-sqlite3 12 allows 32,766.
+const SQLITE_CONNECTION_INFO: ConnectionInfo = { maxBindValues: 32_766, supportsRelationJoins: false };
+
+/** A read-only SQLite connection (WAL: it reads the last commit while the writer writes). */
+function sqliteReadClient(file: string, countStatement: () => void, slot: AdapterSlot): Db {
+  // Closures sort in temporary b-trees: in memory rather than in temporary files.
+  // Each connection prepares a SQL text once (reused-statements.ts): the adapter would prepare every statement it runs.
+  const onConnect = (adapter: SqlDriverAdapter) => {
+    reuseAdapterStatements(adapter);
+    return adapter.executeScript("PRAGMA temp_store = MEMORY");
+  };
+  return new SqlitePrismaClient({
+    adapter: countingAdapter(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 10_000, readonly: true }), countStatement, { connectionInfo: SQLITE_CONNECTION_INFO, slot, onConnect, synchronous: true }),
+  });
+}
+
+/** A pool of PostgreSQL connections behind a Prisma client. */
+function pgClient(
+  connectionString: string,
+  max: number,
+  countStatement: () => void,
+  options: { slot?: AdapterSlot; onTransaction?: (transaction: Transaction) => void; statementTimeoutMs?: number } = {},
+): Db {
+  // Loaded here, not at the top: a server on SQLite never loads pg, its adapter or the PostgreSQL client (start-up time).
+  const { PrismaPg } = require("@prisma/adapter-pg") as { PrismaPg: typeof PrismaPgAdapter };
+  const { PrismaClient: PgPrismaClient } = require("../generated/pg/client") as { PrismaClient: typeof PgPrismaClientClass };
+  return new PgPrismaClient({
+    // A connection that cannot be made within PG_CONNECT_TIMEOUT_MS fails (DATABASE_UNAVAILABLE) instead of holding its request until the OS gives up.
+    adapter: countingAdapter(
+      new PrismaPg({ connectionString, max, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS, ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}) }),
+      countStatement,
+      { wrapTransaction: serializeStatements, onTransaction: options.onTransaction, slot: options.slot },
+    ),
+  }) as unknown as Db;
+}
+
+/** Raw reads on a read client's own connection (opened on first use: Prisma connects lazily). */
+function directReads(reader: Db, slot: AdapterSlot, provider: DatabaseProvider, countStatement: () => void): () => Promise<DirectStatements> {
+  return async () => {
+    if (!slot.adapter) await reader.$connect();
+    if (!slot.adapter) throw new Error("the read connection did not open");
+    return directStatementsOver(slot.adapter, provider, countStatement);
   };
 }
 
@@ -195,17 +296,36 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
     slot?: AdapterSlot;
     /** Runs once on each connection the factory opens (connection settings), before Prisma uses it. */
     onConnect?: (adapter: SqlDriverAdapter) => Promise<void>;
+    /** The driver runs statements on the event loop (better-sqlite3): see statement-turns.ts. */
+    synchronous?: boolean;
   } = {},
 ): F {
-  const { connectionInfo, wrapTransaction = (transaction: Transaction) => transaction, onTransaction, slot, onConnect } = options;
-  const countQueryable = <T extends SqlDriverAdapter | Transaction>(target: T): T =>
-    new Proxy(target, {
+  const { connectionInfo, wrapTransaction = (transaction: Transaction) => transaction, onTransaction, slot, onConnect, synchronous = false } = options;
+  const countQueryable = <T extends SqlDriverAdapter | Transaction>(target: T, isTransaction = false): T => {
+    const proxy: T = new Proxy(target, {
       get(obj, prop, receiver) {
         const value = Reflect.get(obj, prop, receiver);
         if (prop === "queryRaw" || prop === "executeRaw" || prop === "executeScript") {
-          return (...args: unknown[]) => {
+          const run = (args: unknown[]) => {
+            // Prisma ends a transaction with a COMMIT or ROLLBACK statement (then commit()/rollback()):
+            // from the moment it is sent, nothing else may be sent as part of the transaction.
+            if (isTransaction && /^(COMMIT|ROLLBACK)$/.test((args[0] as { sql?: string } | undefined)?.sql ?? "")) markTransactionEnded(proxy);
             if (!isUncounted(args[0])) onStatement();
-            return (value as (...a: unknown[]) => unknown).apply(obj, args);
+            const run = () => (value as (...a: unknown[]) => unknown).apply(obj, args);
+            // Prisma sends COMMIT as a statement of the transaction (the CPU budget's "commit" phase).
+            return cpuPhasesEnabled && (args[0] as { sql?: string } | undefined)?.sql === "COMMIT" ? inCpuPhase("commit", run) : inSqlPhase(run);
+          };
+          if (!synchronous) return (...args: unknown[]) => run(args);
+          // A synchronous driver: a long chain of statements takes turns with the rest of the process.
+          return (...args: unknown[]) => {
+            const turn = turnBeforeStatement();
+            return turn ? turn.then(() => run(args)) : run(args);
+          };
+        }
+        if ((prop === "commit" || prop === "rollback") && typeof value === "function") {
+          return (...args: unknown[]) => {
+            markTransactionEnded(proxy);
+            return inCpuPhase("commit", () => (value as (...a: unknown[]) => unknown).apply(obj, args));
           };
         }
         if (prop === "getConnectionInfo" && connectionInfo) {
@@ -214,7 +334,7 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
         }
         if (prop === "startTransaction") {
           return async (...args: unknown[]) => {
-            const transaction = countQueryable(wrapTransaction(await (value as (...a: unknown[]) => Promise<Transaction>).apply(obj, args)));
+            const transaction = countQueryable(wrapTransaction(await inSqlPhase(() => (value as (...a: unknown[]) => Promise<Transaction>).apply(obj, args))), true);
             onTransaction?.(transaction);
             return transaction;
           };
@@ -222,6 +342,8 @@ function countingAdapter<F extends SqlDriverAdapterFactory>(
         return typeof value === "function" ? value.bind(obj) : value;
       },
     });
+    return proxy;
+  };
   return new Proxy(factory, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver);

@@ -1,6 +1,10 @@
-import BetterSqlite3 from "better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
 import type { ArgType, SqlQueryable } from "@prisma/driver-adapter-utils";
 import type { DatabaseProvider } from "./database-url";
+import { turnBeforeStatement } from "./statement-turns";
+import { inSqlPhase } from "../cpu-phases";
+import { sqliteDriverHandle } from "./reused-statements";
+import { TransactionEndedError } from "./transaction-ends";
 
 /** A result set as the driver gives it: column names, and each row as values in that order. */
 export interface RawRows {
@@ -48,9 +52,20 @@ const argTypeOf = (value: unknown): ArgType => ({
   arity: "scalar",
 });
 
+/** Whether the transaction the statements belong to is still open (always, for a connection's own statements). */
+type IsOpen = () => boolean;
+
+function checkOpen(isOpen: IsOpen): void {
+  if (!isOpen()) throw new TransactionEndedError();
+}
+
 /** Through the adapter (PostgreSQL, or a SQLite adapter whose handle we cannot reach). */
-function throughAdapter(queryable: SqlQueryable, provider: DatabaseProvider): DirectStatements {
-  const query = (sql: string, params: readonly unknown[]) => ({ sql, args: [...params], argTypes: params.map(argTypeOf) });
+function throughAdapter(queryable: SqlQueryable, provider: DatabaseProvider, isOpen: IsOpen): DirectStatements {
+  const query = (sql: string, params: readonly unknown[]) => {
+    // Checked as the statement is handed to the transaction: one handed over before its ROLLBACK runs before it (serialized-transaction.ts).
+    checkOpen(isOpen);
+    return { sql, args: [...params], argTypes: params.map(argTypeOf) };
+  };
   return {
     provider,
     query: async (sql, params) => {
@@ -90,26 +105,35 @@ function prepared(handle: BetterSqlite3.Database, sql: string): BetterSqlite3.St
   return statement;
 }
 
-function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void): DirectStatements {
+function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void, isOpen: IsOpen): DirectStatements {
+  // Checked right before the statement runs (after its turn: the transaction may have ended meanwhile).
   const run = (sql: string, params: readonly unknown[]) => {
+    checkOpen(isOpen);
     onStatement();
     return { statement: prepared(handle, sql), args: params.map(sqliteValue) };
   };
   return {
     provider: "sqlite",
     query: async (sql, params) => {
-      const { statement, args } = run(sql, params);
-      if (!statement.reader) {
-        statement.run(...args);
-        return { columnNames: [], rows: [] };
-      }
-      return { columnNames: statement.columns().map((column) => column.name), rows: statement.raw(true).all(...args) as unknown[][] };
+      await turnBeforeStatement();
+      return inSqlPhase(() => {
+        const { statement, args } = run(sql, params);
+        if (!statement.reader) {
+          statement.run(...args);
+          return { columnNames: [], rows: [] };
+        }
+        return { columnNames: statement.columns().map((column) => column.name), rows: statement.raw(true).all(...args) as unknown[][] };
+      });
     },
     execute: async (sql, params) => {
-      const { statement, args } = run(sql, params);
-      return statement.run(...args).changes;
+      await turnBeforeStatement();
+      return inSqlPhase(() => {
+        const { statement, args } = run(sql, params);
+        return statement.run(...args).changes;
+      });
     },
     stream: async (sql, params) => {
+      await turnBeforeStatement();
       const { statement, args } = run(sql, params);
       // Rows that die young: tens of thousands of them never reach the old generation (peak RSS).
       // The iteration starts when the consumer starts it, not here: the statement (cached, shared by
@@ -118,7 +142,8 @@ function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void)
       const rows: Iterable<unknown[]> = { [Symbol.iterator]: () => statement.raw(true).iterate(...args) as IterableIterator<unknown[]> };
       return { columnNames: statement.columns().map((column) => column.name), rows };
     },
-    runEach: (sql, rows) => {
+    runEach: (sql, rows) => inSqlPhase(() => {
+      checkOpen(isOpen);
       const statement = prepared(handle, sql);
       const returned: unknown[][] = [];
       if (statement.reader) statement.raw(true);
@@ -133,19 +158,21 @@ function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void)
         returned.push(values ?? []);
       }
       return returned;
-    },
+    }),
   };
 }
 
 /**
- * The direct way into an adapter queryable (a transaction, or an adapter's own connection). The
+ * The direct way into an adapter queryable (a transaction, or an adapter's own connection). For a
+ * transaction, `isOpen` says whether it still is: a statement sent after it ended (Prisma rolled it
+ * back past its timeout) throws TransactionEndedError instead of running outside it. The
  * better-sqlite3 adapter keeps its driver handle in `client`; if a later adapter hides it, the
  * statements fall back to the adapter's own query methods (same SQL, slower).
  */
-export function directStatementsOver(queryable: SqlQueryable, provider: DatabaseProvider, onStatement: () => void): DirectStatements {
-  const handle = (queryable as unknown as { client?: unknown }).client;
-  if (provider === "sqlite" && handle instanceof BetterSqlite3) return onSqliteHandle(handle, onStatement);
-  return throughAdapter(queryable, provider);
+export function directStatementsOver(queryable: SqlQueryable, provider: DatabaseProvider, onStatement: () => void, isOpen: IsOpen = () => true): DirectStatements {
+  const handle = provider === "sqlite" ? sqliteDriverHandle((queryable as unknown as { client?: unknown }).client) : undefined;
+  if (handle) return onSqliteHandle(handle, onStatement, isOpen);
+  return throughAdapter(queryable, provider, isOpen);
 }
 
 // The transaction client Prisma hands a unit → the same transaction, direct. Set by

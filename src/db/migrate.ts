@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import pg from "pg";
+import type PgModule from "pg";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
 
 /**
@@ -16,6 +16,11 @@ import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-ur
  */
 export interface MigrationResult {
   applied: string[];
+  /**
+   * Migrations the database has and this version does not know: a newer provgraph migrated it. Safe
+   * during a rolling upgrade whose migrations only add; never a state to stay in (docs/operating/deployment.md "Upgrades").
+   */
+  unknown: string[];
 }
 
 const PRISMA_MIGRATIONS_DDL: Record<DatabaseProvider, string> = {
@@ -89,13 +94,15 @@ function migrateSqlite(url: string, migrations: Migration[]): MigrationResult {
       })();
       done.push(migration.name);
     }
-    return { applied: done };
+    return { applied: done, unknown: [...applied].filter((name) => !migrations.some((m) => m.name === name)).sort() };
   } finally {
     db.close();
   }
 }
 
 async function migratePostgres(url: string, migrations: Migration[]): Promise<MigrationResult> {
+  // Loaded here: a server on SQLite never loads pg (start-up time).
+  const pg = require("pg") as typeof PgModule;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
@@ -123,7 +130,7 @@ async function migratePostgres(url: string, migrations: Migration[]): Promise<Mi
       done.push(migration.name);
     }
     await client.query("SELECT pg_advisory_unlock(72707369)");
-    return { applied: done };
+    return { applied: done, unknown: [...applied].filter((name) => !migrations.some((m) => m.name === name)).sort() };
   } finally {
     await client.end();
   }

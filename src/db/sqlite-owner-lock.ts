@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 
 /**
@@ -28,6 +30,8 @@ export function lockSqliteFile(file: string): () => void {
   const lockFile = `${file}.lock`;
   let entry = held.get(lockFile);
   if (!entry) {
+    // The lock is taken first of all, before the database (and its folder) exists: `file:data/provgraph.db` on a fresh checkout.
+    fs.mkdirSync(path.dirname(lockFile), { recursive: true });
     const handle = new BetterSqlite3(lockFile, { timeout: 0 });
     try {
       // A RESERVED lock: another process's BEGIN IMMEDIATE fails at once with SQLITE_BUSY. Nothing is

@@ -7,11 +7,25 @@ import type { GraphiQLOptions, Plugin } from "graphql-yoga";
 /**
  * GraphiQL served by provgraph itself. Yoga's own page loads its scripts, styles and editor
  * workers from unpkg, so a machine without internet shows "Loading…" forever; the same bundle
- * ships in @graphql-yoga/graphiql, and we serve its files under a versioned path.
+ * ships in @graphql-yoga/graphiql, and we serve its files under a versioned path. The build copies
+ * them into dist/graphiql/ (scripts/copy-graphiql-assets.mjs): an installed provgraph has only that
+ * copy, because @graphql-yoga/graphiql is a build-time dependency; a checkout not built yet (jest on
+ * src/) reads the package itself.
  */
-const PACKAGE_JSON = require.resolve("@graphql-yoga/graphiql/package.json");
-const DIST = path.join(path.dirname(PACKAGE_JSON), "dist");
+const { dir: DIST, packageJson: PACKAGE_JSON } = bundle();
 const VERSION: string = JSON.parse(fs.readFileSync(PACKAGE_JSON, "utf8")).version;
+
+/** `<package root>/dist/graphiql` when the build made it (the package root: the first folder up with a package.json), else the package. */
+function bundle(): { dir: string; packageJson: string } {
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (!fs.existsSync(path.join(dir, "package.json"))) continue;
+    const copy = path.join(dir, "dist", "graphiql");
+    if (fs.existsSync(path.join(copy, "package.json"))) return { dir: copy, packageJson: path.join(copy, "package.json") };
+    break;
+  }
+  const packageJson = require.resolve("@graphql-yoga/graphiql/package.json");
+  return { dir: path.join(path.dirname(packageJson), "dist"), packageJson };
+}
 
 /** Where the assets live; versioned, so a browser may cache them for good. */
 export const GRAPHIQL_ASSETS_PATH = `/graphiql/${VERSION}/`;

@@ -1,16 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type http from "node:http";
-import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLFormattedError } from "graphql";
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
-import { WebSocketServer } from "ws";
+import { WebSocket, WebSocketServer } from "ws";
+import { jsonTextNestsDeeper } from "../limits/json-nesting";
 import type { SocketContext, Yoga } from "../app";
-import { type AuthServices, type Principal, UnauthenticatedError } from "../auth";
+import { type AuthServices, type Principal, statedPurpose, UnauthenticatedError } from "../auth";
 import { refusalFor, refuseUpgrade, type SocketPolicy } from "./browser-safety";
 import type { Logger } from "../logger";
 import { logRequestOutcome } from "./request-log";
 import type { GraphQLContext } from "../schema/context";
 import { presentError } from "../schema/error-presentation";
 import { DATABASE_RETRY_AFTER_SECONDS, databaseOutageOf } from "../services/errors";
+import { formatCount, limitError } from "../limits";
+import { sendSharedFrames, sharedPayloadOf } from "./shared-frames";
 
 /** Yoga's enveloped execute/subscribe, carried to graphql-ws in rootValue (Yoga's graphql-ws recipe). */
 type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscribe">;
@@ -26,16 +29,29 @@ type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscri
  * is checked at connection — missing (once tokens are required), malformed, unknown, revoked or
  * expired closes the socket with 4401, a database that cannot be reached to check it with 1013 (try
  * again later) — and again for every operation, which runs with the token's
- * scopes (a token revoked or expired since the connection gets UNAUTHENTICATED for the operation).
- * Subscriptions run through the same envelope; each result is sent before the next one is read
+ * scopes (a token revoked or expired since the connection gets UNAUTHENTICATED for the operation,
+ * and its live subscriptions end with it: src/auth/subscription-leases.ts). At most `maxOperations`
+ * operations are open at once on one socket (subscriptions, and queries still running): one more is
+ * answered TOO_MANY_SUBSCRIPTIONS for that operation, and the socket stays open.
+ * Subscriptions run through the same envelope; a result shared by subscribers is encoded once; each result is sent before the next one is read
  * (graphql-ws awaits the socket), so a slow reader is held back by its own bounded feed queue.
  * `keepAliveMs`: a ping that often; a socket that answers none within the same time is closed (0: no pings).
+ * Messages are bounded before they are parsed (docs: "Limits and budgets"): one larger than
+ * `maxMessageBytes` (WS_MAX_MESSAGE_BYTES) closes the socket with 1009 (Message Too Big), one nesting
+ * JSON deeper than `maxNesting` with 4400 and the reason `JSON_TOO_DEEP: …`.
  */
-export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logger: Logger, access: { auth: AuthServices; policy: SocketPolicy; keepAliveMs?: number }): { dispose(): void | Promise<void> } {
-  const { auth, policy, keepAliveMs = 12_000 } = access;
+export function serveGraphQLOverWebSocket(
+  yoga: Yoga,
+  server: http.Server,
+  logger: Logger,
+  access: { auth: AuthServices; policy: SocketPolicy; keepAliveMs?: number; maxOperations?: number; maxMessageBytes: number; maxNesting: number },
+): { dispose(): void | Promise<void> } {
+  const { auth, policy, keepAliveMs = 12_000, maxOperations = 100 } = access;
   // noServer: the HTTP server's own errors (a busy port) stay with it instead of being re-emitted
   // to the WebSocket server, where graphql-ws prints them as an internal error.
-  const wsServer = new WebSocketServer({ noServer: true, path: yoga.graphqlEndpoint });
+  const wsServer = new WebSocketServer({ noServer: true, path: yoga.graphqlEndpoint, maxPayload: access.maxMessageBytes, WebSocket: boundedSocket(access.maxNesting, logger) });
+  // Before graphql-ws's own listener: results shared by subscribers are sent as the bytes encoded once.
+  wsServer.on("connection", (ws) => sendSharedFrames(ws));
   server.on("upgrade", (request, socket, head) => {
     const refusal = refusalFor(request, policy, true);
     if (refusal) {
@@ -67,6 +83,11 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args as never),
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args as never),
       onSubscribe: async (ctx, _id, params) => {
+        // graphql-ws has counted this operation in already.
+        const open = Object.keys(ctx.subscriptions).length;
+        if (open > maxOperations) {
+          return refuse(logger, [limitError("TOO_MANY_SUBSCRIPTIONS", `This socket has ${formatCount(maxOperations)} operations open (subscriptions, and queries still running); at most ${formatCount(maxOperations)} are accepted at once. Complete one first, or open another socket.`, { limit: maxOperations })], "TOO_MANY_SUBSCRIPTIONS");
+        }
         let principal: Principal;
         try {
           principal = await auth.authenticator.authenticate(credentialsOf(ctx.connectionParams));
@@ -75,7 +96,14 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
           if (!(error instanceof UnauthenticatedError)) throw error;
           return refuse(logger, [error], "UNAUTHENTICATED");
         }
-        const socketContext: SocketContext = { principal, transport: "ws" };
+        // The purpose the connection states (connectionParams.purpose), one its token carries.
+        let purpose: string | null;
+        try {
+          purpose = statedPurpose(principal, ctx.connectionParams?.purpose, "connectionParams.purpose");
+        } catch (error) {
+          return refuse(logger, [error], "PURPOSE_NOT_GRANTED");
+        }
+        const socketContext: SocketContext = { principal, transport: "ws", purpose };
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
@@ -87,15 +115,15 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
         try {
           document = parse(params.query);
         } catch (error) {
-          return refuse(logger, [error], "GRAPHQL_PARSE_FAILED");
+          return refuse(logger, [error], "GRAPHQL_PARSE_FAILED", schema);
         }
         let errors: readonly GraphQLError[];
         try {
           errors = validate(schema, document);
         } catch (error) {
-          return refuse(logger, [error], "GRAPHQL_VALIDATION_FAILED");
+          return refuse(logger, [error], "GRAPHQL_VALIDATION_FAILED", schema);
         }
-        if (errors.length) return refuse(logger, errors, "GRAPHQL_VALIDATION_FAILED");
+        if (errors.length) return refuse(logger, errors, "GRAPHQL_VALIDATION_FAILED", schema);
         return {
           schema,
           operationName: params.operationName,
@@ -106,14 +134,42 @@ export function serveGraphQLOverWebSocket(yoga: Yoga, server: http.Server, logge
         };
       },
       onNext: (_ctx, _id, _payload, args, result: ExecutionResult) => {
-        if (!result.errors?.length) return;
-        logRequestOutcome(logger, (args.contextValue as GraphQLContext).requestId, "ws", result.errors);
+        // A result shared by other subscribers is encoded once for all of them (./shared-frames.ts).
+        if (!result.errors?.length) return sharedPayloadOf(result);
+        logRequestOutcome(logger, (args.contextValue as GraphQLContext).requestId, "ws", result.errors, args.schema);
         return { ...result, errors: result.errors.map(formatForSocket) };
       },
     },
     wsServer,
     keepAliveMs > 0 ? keepAliveMs : Number.POSITIVE_INFINITY,
   );
+}
+
+/**
+ * The sockets of the graphql-ws server: a message is checked for JSON nesting on its raw bytes
+ * before graphql-ws parses it (a refused one closes the socket with 4400, graphql-ws's code for a
+ * bad message); a message over maxPayload, which ws refuses itself (closing with 1009), is logged
+ * here rather than as an internal error.
+ */
+function boundedSocket(maxNesting: number, logger: Logger): typeof WebSocket {
+  return class BoundedWebSocket extends WebSocket {
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (event === "message") {
+        const data = args[0];
+        const bytes = Buffer.isBuffer(data) ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : Buffer.concat(data as Buffer[]);
+        if (jsonTextNestsDeeper(bytes, maxNesting)) {
+          logger.info({ transport: "ws", code: "JSON_TOO_DEEP", limit: maxNesting }, "WebSocket message refused");
+          this.close(4400, `JSON_TOO_DEEP: a message nests objects and arrays more than ${maxNesting} levels deep`);
+          return true;
+        }
+      }
+      if (event === "error" && (args[0] as { code?: string } | undefined)?.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
+        logger.info({ transport: "ws", code: "PAYLOAD_TOO_LARGE" }, "WebSocket message refused: larger than WS_MAX_MESSAGE_BYTES");
+        return true;
+      }
+      return super.emit(event, ...args);
+    }
+  };
 }
 
 /** connectionParams.authorization ("Bearer pgt_…" or the bare token); a value that is no string is malformed. */
@@ -130,14 +186,14 @@ function closeReason(error: UnauthenticatedError): string {
 }
 
 /** The `error` message for an operation that cannot run: presented errors, each with a code. */
-function refuse(logger: Logger, errors: readonly unknown[], defaultCode: string): GraphQLError[] {
+function refuse(logger: Logger, errors: readonly unknown[], defaultCode: string, schema?: GraphQLSchema): GraphQLError[] {
   const refused = errors.map((error) => {
     const shown = presentError(error);
     // HTTP status hints mean nothing on a socket.
     const { http: _http, ...extensions } = shown.extensions;
     return new GraphQLError(shown.message, { nodes: shown.nodes, source: shown.source, positions: shown.positions, extensions: { ...extensions, code: extensions.code ?? defaultCode } });
   });
-  logRequestOutcome(logger, randomUUID(), "ws", refused);
+  logRequestOutcome(logger, randomUUID(), "ws", refused, schema);
   return refused;
 }
 

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { GraphQLError } from "graphql";
+import type { GraphQLError, GraphQLSchema } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import type { Logger } from "../logger";
 import { faultBehind } from "../schema/error-presentation";
+import { loggableMessage } from "./log-safe-message";
 
 /**
  * What a request's errors leave in the log. Our faults: one error-level line each, with the
@@ -10,7 +11,7 @@ import { faultBehind } from "../schema/error-presentation";
  * whole request, however many there are (1,000 bad ids are one line), with counts by code and the
  * first message; never a stack, never at error level.
  */
-export function logRequestOutcome(logger: Logger, requestId: string, transport: "http" | "ws", errors: readonly GraphQLError[] | undefined): void {
+export function logRequestOutcome(logger: Logger, requestId: string, transport: "http" | "ws", errors: readonly GraphQLError[] | undefined, schema?: GraphQLSchema): void {
   if (!errors?.length) return;
   const clientErrors: GraphQLError[] = [];
   for (const error of errors) {
@@ -28,24 +29,9 @@ export function logRequestOutcome(logger: Logger, requestId: string, transport: 
   // Not the caller's doing: the operator should hear of it (the cause was logged where it was met, if anywhere).
   if (codes.DATABASE_UNAVAILABLE) logger.warn({ requestId, transport, errors: codes.DATABASE_UNAVAILABLE }, "request answered DATABASE_UNAVAILABLE: the database cannot be reached");
   logger.info(
-    { requestId, transport, errors: clientErrors.length, codes, first: { code: first.extensions?.code, message: loggableMessage(first).slice(0, 200), path: first.path } },
+    { requestId, transport, errors: clientErrors.length, codes, first: { code: first.extensions?.code, message: loggableMessage(first, schema).slice(0, 200), path: first.path } },
     "request answered with client errors",
   );
-}
-
-const INVALID_VARIABLE = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" got invalid value /;
-
-/**
- * A client error's message as the log keeps it. GraphQL's variable-coercion errors echo the value
- * given (and their reason may quote it again): it may be a secret of the caller's (a data-subject
- * key, src/services/compliance/subject-keys.ts), so the log keeps the variable and the path only.
- */
-function loggableMessage(error: GraphQLError): string {
-  if (!INVALID_VARIABLE.test(error.message)) return error.message;
-  const variable = error.message.slice(0, error.message.indexOf('" got invalid value ') + 1);
-  // The path graphql-js prints after the value: ` at "<variable><path>"; ` (inspected strings escape their quotes, so it cannot come from a value).
-  const path = / at "([_A-Za-z][_0-9A-Za-z.[\]]*)"; /.exec(error.message)?.[1];
-  return `${variable} got an invalid value${path ? ` at "${path}"` : ""} (values are not logged)`;
 }
 
 /** One id per HTTP request, shared by the GraphQL context (resolvers) and the request log. */
@@ -59,12 +45,12 @@ export function requestIdOf(request: Request | undefined): string {
 const requestIds = new WeakMap<Request, string>();
 
 /** Logs each HTTP request's errors once its result is known (parse, validation and execution alike). */
-export function useRequestLog(logger: Logger): Plugin {
+export function useRequestLog(logger: Logger, schema: GraphQLSchema): Plugin {
   return {
     onResultProcess({ request, result }) {
       if (isAsyncIterable(result)) return;
       for (const single of Array.isArray(result) ? result : [result]) {
-        logRequestOutcome(logger, requestIdOf(request), "http", single.errors as readonly GraphQLError[] | undefined);
+        logRequestOutcome(logger, requestIdOf(request), "http", single.errors as readonly GraphQLError[] | undefined, schema);
       }
     },
   };

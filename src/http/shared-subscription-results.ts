@@ -1,12 +1,14 @@
 import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult, execute } from "graphql";
 import { isAsyncIterable, type Plugin } from "graphql-yoga";
+import { shareEncoding } from "./shared-frames";
 
 /**
  * Subscribers that run the same document with the same variables, as the same viewer, get the
  * same result for the same event: it is executed once, not once per subscriber (a dashboard open
  * in 1,000 browsers costs one execution per run, plus 1,000 socket writes). The feeds hand every
  * such subscriber the same event object (services/feeds FeedMatcher), which keys the sharing; the
- * results are dropped with the event. Everything else about a subscription (its own feed, since,
+ * results are dropped with the event, and each is encoded once for all its subscribers
+ * (./shared-frames.ts). Everything else about a subscription (its own feed, since,
  * queue, errors) stays its own.
  *
  * `viewerOf`: what, in a subscriber's context, may change what it is allowed to see. Results are
@@ -29,12 +31,16 @@ export function useSharedSubscriptionResults(viewerOf: (context: unknown) => str
           let byKey = results.get(event);
           if (!byKey) results.set(event, (byKey = new Map()));
           let result = byKey.get(key);
-          if (!result) byKey.set(key, (result = execute({ ...args, rootValue: event })));
+          if (!result) byKey.set(key, (result = sharedResult(execute({ ...args, rootValue: event }))));
           return result;
         });
       });
     },
   };
+}
+
+function sharedResult(result: ExecutionResult | Promise<ExecutionResult>): ExecutionResult | Promise<ExecutionResult> {
+  return result instanceof Promise ? result.then(shareEncoding) : shareEncoding(result);
 }
 
 /** `source` with each value mapped; returning it returns the source (the feed subscription ends). */

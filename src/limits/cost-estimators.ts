@@ -17,7 +17,7 @@ export const UNBOUNDED_LIST_ITEMS = 10;
  * This holds while a bounded field's type is returned by bounded fields only and is not reachable
  * from within itself (test/unit/query-cost.test.ts checks the schema).
  */
-export function costEstimators(): ComplexityEstimator[] {
+export function costEstimators(onBound?: (bound: BoundedPart) => void): ComplexityEstimator[] {
   const itemCosts = new Map<string, number>();
   const reportItem = (typeName: string, cost: number) => itemCosts.set(typeName, (itemCosts.get(typeName) ?? 0) + cost);
   const takeItems = (typeName: string) => {
@@ -29,12 +29,16 @@ export function costEstimators(): ComplexityEstimator[] {
   const introspection: ComplexityEstimator = ({ field }) => (field.name === "__schema" || field.name === "__type" ? 0 : undefined);
 
   const boundedField: ComplexityEstimator = ({ type, field, node, args, childComplexity }) => {
-    const items = statedBound(`${type.name}.${field.name}`, field, args);
-    if (items === undefined) return undefined;
-    if (isListType(getNullableType(field.type))) return items * (1 + childComplexity);
+    const bound = boundOf(`${type.name}.${field.name}`, field, args);
+    if (bound === undefined) return undefined;
+    const { items } = bound;
+    let cost: number;
+    if (isListType(getNullableType(field.type))) cost = items * (1 + childComplexity);
     // A closure's JSON document (provJson) holds its items; a connection's or closure's lists hold them.
-    if (!node.selectionSet) return items;
-    return 1 + childComplexity + (items - UNBOUNDED_LIST_ITEMS) * takeItems(getNamedType(field.type).name);
+    else if (!node.selectionSet) cost = items;
+    else cost = 1 + childComplexity + (items - UNBOUNDED_LIST_ITEMS) * takeItems(getNamedType(field.type).name);
+    onBound?.({ ...bound, field: field.name, responseKey: node.alias?.value ?? field.name, cost });
+    return cost;
   };
 
   const unboundedList: ComplexityEstimator = ({ type, field, childComplexity }) => {
@@ -46,15 +50,29 @@ export function costEstimators(): ComplexityEstimator[] {
   return [introspection, boundedField, unboundedList, simpleEstimator({ defaultComplexity: 1 })];
 }
 
+/** A field whose arguments bound its items, as counted: which argument, how many items (stated or by default), what it cost with all it holds. */
+export interface BoundedPart {
+  field: string;
+  /** Its alias, or its name. */
+  responseKey: string;
+  argument: "first" | "last" | "ids";
+  items: number;
+  /** The items are the argument's default (it was not given). */
+  byDefault: boolean;
+  cost: number;
+}
+
 /**
  * The number of items a field's arguments allow: the ids of nodes(ids), or first/last (connections,
  * closures; absent, the field's default). Above the maximum is INVALID_ARGUMENT or PAGE_SIZE when the
  * field runs, so it counts as the maximum.
  */
-function statedBound(coordinate: string, field: GraphQLField<unknown, unknown>, args: ComplexityEstimatorArgs["args"]): number | undefined {
-  if (coordinate === "Query.nodes") return Math.min(Array.isArray(args.ids) ? args.ids.length : 1, REQUEST_LIMITS.maxNodeIds);
+function boundOf(coordinate: string, field: GraphQLField<unknown, unknown>, args: ComplexityEstimatorArgs["args"]): Pick<BoundedPart, "argument" | "items" | "byDefault"> | undefined {
+  if (coordinate === "Query.nodes") return { argument: "ids", items: Math.min(Array.isArray(args.ids) ? args.ids.length : 1, REQUEST_LIMITS.maxNodeIds), byDefault: false };
   if (!field.args.some((arg) => arg.name === "first" || arg.name === "last")) return undefined;
   const bound: ListBound = CLOSURE_FIELDS[coordinate] ?? CONNECTION_BOUND;
-  const stated = [args.first, args.last].filter((value): value is number => typeof value === "number");
-  return stated.length ? Math.min(Math.max(...stated, 0), bound.max) : bound.default;
+  const first = typeof args.first === "number" ? Math.min(Math.max(args.first, 0), bound.max) : undefined;
+  const last = typeof args.last === "number" ? Math.min(Math.max(args.last, 0), bound.max) : undefined;
+  if (first === undefined && last === undefined) return { argument: "first", items: bound.default, byDefault: true };
+  return (last ?? -1) > (first ?? -1) ? { argument: "last", items: last!, byDefault: false } : { argument: "first", items: first!, byDefault: false };
 }

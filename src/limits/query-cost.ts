@@ -1,7 +1,7 @@
 import { type DocumentNode, getNamedType, getOperationAST, GraphQLError, type GraphQLSchema, isInputObjectType, type OperationDefinitionNode, typeFromAST, validate } from "graphql";
 import { createComplexityRule } from "graphql-query-complexity";
 import type { Plugin } from "graphql-yoga";
-import { costEstimators } from "./cost-estimators";
+import { type BoundedPart, costEstimators } from "./cost-estimators";
 import { formatCount, limitError } from "./limit-error";
 import { REQUEST_LIMITS } from "./request-limits";
 
@@ -14,13 +14,21 @@ import { REQUEST_LIMITS } from "./request-limits";
  * spread: the library stops counting there, and spreading is what makes counting slow.
  */
 export function estimateCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Readonly<Record<string, unknown>> | null): number {
+  return estimateCostParts(schema, document, operationName, variables).cost;
+}
+
+/** The estimate, and its costliest bounded part (the field whose first, last or ids to lower), if any. */
+export function estimateCostParts(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Readonly<Record<string, unknown>> | null): { cost: number; costliest?: BoundedPart } {
   // No such operation, or a name is needed: execution refuses it.
   const operation = getOperationAST(document, operationName);
-  if (!operation) return 0;
+  if (!operation) return { cost: 0 };
   let cost = 0;
+  let costliest: BoundedPart | undefined;
   const rule = createComplexityRule({
     maximumComplexity: Infinity,
-    estimators: costEstimators(),
+    estimators: costEstimators((part) => {
+      if (!costliest || part.cost > costliest.cost) costliest = part;
+    }),
     // The library reads the name of every operation when given one: an anonymous one is estimated alone.
     operationName: operation.name?.value,
     variables: variables ? variablesForCost(schema, operation, variables) : undefined,
@@ -36,25 +44,30 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
     validate(schema, document, [rule], { maxErrors: Infinity });
   } catch (error) {
     // The only GraphQLError the library throws: more selections than maxQueryNodes.
-    if (error instanceof GraphQLError) return Infinity;
+    if (error instanceof GraphQLError) return { cost: Infinity };
     throw error;
   }
-  return cost;
+  return { cost, costliest };
 }
 
 /**
  * The variables as the estimate needs them. The library coerces every variable again (execution does
- * too), which for a recording's input — tens of thousands of output drafts — costs tens of ms. No
- * cost depends on what is inside an input object, so the lists inside input-object variables (and a
- * list of input objects itself) are cut to their first item: the value still fits its type, so the
- * operation is still estimated (a variable that does not fit would leave it uncosted).
+ * too), which for a recording's input — tens of thousands of output drafts — or 100,000 ids costs
+ * tens to hundreds of ms. No cost depends on what is inside an input object, so the lists inside
+ * input-object and JSON variables (and a list of input objects itself) are cut to their first item; and no
+ * cost counts more than maxNodeIds items of a list (nodes(ids) counts at most that many), so other
+ * lists are cut after it. The values still fit their types, so the operation is still estimated (a
+ * variable that does not fit would leave it uncosted).
  */
 function variablesForCost(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const shrunk: Record<string, unknown> = { ...variables };
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
+    if (!(name in shrunk)) continue;
     const type = typeFromAST(schema, definition.type);
-    if (type && isInputObjectType(getNamedType(type)) && name in shrunk) shrunk[name] = firstItems(shrunk[name]);
+    // A JSON argument (a filed evidence document: megabytes) costs nothing by what it holds either.
+    if (type && (isInputObjectType(getNamedType(type)) || getNamedType(type)?.name === "JSON")) shrunk[name] = firstItems(shrunk[name]);
+    else if (Array.isArray(shrunk[name]) && (shrunk[name] as unknown[]).length > REQUEST_LIMITS.maxNodeIds + 1) shrunk[name] = (shrunk[name] as unknown[]).slice(0, REQUEST_LIMITS.maxNodeIds + 1);
   }
   return shrunk;
 }
@@ -73,17 +86,12 @@ function firstItems(value: unknown): unknown {
 export function useQueryCostLimit(maxCost: number): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const cost = estimateCost(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | null | undefined);
+      const { cost, costliest } = estimateCostParts(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | null | undefined);
       if (typeof args.contextValue === "object" && args.contextValue !== null) costs.set(args.contextValue, cost);
       if (cost <= maxCost) return;
       const { maxCostedSelections } = REQUEST_LIMITS;
       const refusal = Number.isFinite(cost)
-        ? limitError(
-            "QUERY_TOO_COSTLY",
-            `The operation's estimated cost is ${formatCount(cost)}; at most ${formatCount(maxCost)} is accepted. ` +
-              "Ask for fewer items (first, last, ids), fewer aliased copies or less nesting.",
-            { limit: maxCost, found: Math.round(cost) },
-          )
+        ? tooCostly(cost, maxCost, costliest)
         : limitError(
             "QUERY_TOO_COSTLY",
             `The operation has more than ${formatCount(maxCostedSelections)} selections once its fragments are spread; at most ${formatCount(maxCostedSelections)} are accepted. Spread fewer fragments.`,
@@ -92,6 +100,26 @@ export function useQueryCostLimit(maxCost: number): Plugin {
       setResultAndStopExecution({ errors: [refusal] });
     },
   };
+}
+
+/**
+ * QUERY_TOO_COSTLY for a counted operation: the estimate, and the argument to lower — the `first`,
+ * `last` or `ids` of its costliest bounded field, with the items it asked for (or took by default).
+ */
+function tooCostly(cost: number, maxCost: number, costliest: BoundedPart | undefined): GraphQLError {
+  const head = `The operation's estimated cost is ${formatCount(cost)}; at most ${formatCount(maxCost)} is accepted.`;
+  if (!costliest || costliest.cost * 10 < cost) {
+    return limitError("QUERY_TOO_COSTLY", `${head} Ask for fewer items (first, last, ids), fewer aliased copies or less nesting.`, { limit: maxCost, found: Math.round(cost) });
+  }
+  const { field, responseKey, argument, items, byDefault } = costliest;
+  const where = responseKey === field ? field : `${responseKey}: ${field}`;
+  const asked = byDefault ? `${formatCount(items)} items by default` : `${formatCount(items)} items`;
+  const lower = argument === "ids" ? "Ask for fewer ids" : `Pass a smaller \`${argument}\``;
+  return limitError(
+    "QUERY_TOO_COSTLY",
+    `${head} Its costliest part is \`${where}\` (${asked}: ${formatCount(costliest.cost)}). ${lower} there, or ask for less inside it, fewer aliased copies or less nesting.`,
+    { limit: maxCost, found: Math.round(cost), field, argument, items },
+  );
 }
 
 const costs = new WeakMap<object, number>();

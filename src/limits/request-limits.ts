@@ -1,5 +1,7 @@
-import { DEFAULT_COVERAGE_ITEMS, MAX_COVERAGE_ITEMS } from "../services/columns";
+import { DEFAULT_COLUMN_CLOSURE_NODES, DEFAULT_COVERAGE_ITEMS, MAX_COLUMN_CLOSURE_NODES, MAX_COVERAGE_ITEMS } from "../services/columns";
+import { AUTOCOMPLETE_PAGE, SEARCH_PAGE } from "../services/discovery";
 import { DEFAULT_CLOSURE_NODES, MAX_CLOSURE_NODES } from "../services/lineage";
+import { DEFAULT_EXPAND_PAGE, DEFAULT_GRAPH_NODES, MAX_EXPAND_PAGE, MAX_GRAPH_NODES } from "../services/lineage-graph";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../services/pagination";
 
 /**
@@ -30,6 +32,12 @@ export const REQUEST_LIMITS = {
   maxBatchExecutions: 500,
   /** Objects and lists nested in a JSON argument (params, metadata, inputVersions). */
   maxJsonDepth: 64,
+  /**
+   * Objects and arrays nested in a request body (JSON: /graphql, the OpenLineage routes), a
+   * graphql-ws message or a query-string parameter, counted on the raw bytes as they arrive, before
+   * anything is parsed (JSON_TOO_DEEP): room for a JSON argument at maxJsonDepth inside its input objects.
+   */
+  maxBodyNesting: 128,
 } as const;
 
 /** How many items a field with `first`/`last` returns when the argument is absent, and at most. */
@@ -38,16 +46,25 @@ export interface ListBound {
   max: number;
 }
 
-/** Connections page at 50 by default, 500 at most; closures return 10,000 artifacts by default, 50,000 at most. */
+/** Connections page at 50 by default, 500 at most; closures return 1,000 artifacts (or columns) by default, 50,000 at most. */
 export const CONNECTION_BOUND: ListBound = { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE };
 export const CLOSURE_BOUND: ListBound = { default: DEFAULT_CLOSURE_NODES, max: MAX_CLOSURE_NODES };
+export const COLUMN_CLOSURE_BOUND: ListBound = { default: DEFAULT_COLUMN_CLOSURE_NODES, max: MAX_COLUMN_CLOSURE_NODES };
 /** lineageCoverage lists 1,000 unresolved columns and opaque nodes by default, 10,000 at most. */
 export const COVERAGE_BOUND: ListBound = { default: DEFAULT_COVERAGE_ITEMS, max: MAX_COVERAGE_ITEMS };
 
-/** Fields whose `first` counts closure artifacts rather than a connection's page. */
+/** lineageGraph returns 200 nodes besides its roots by default, 5,000 at most; an expand page 50 neighbours, 500 at most. */
+export const GRAPH_BOUND: ListBound = { default: DEFAULT_GRAPH_NODES, max: MAX_GRAPH_NODES };
+export const EXPAND_BOUND: ListBound = { default: DEFAULT_EXPAND_PAGE, max: MAX_EXPAND_PAGE };
+
+/** Fields whose `first` has bounds of its own rather than a connection's page: closures count artifacts, graphs nodes, search its hits. */
 export const CLOSURE_FIELDS: Readonly<Record<string, ListBound>> = {
+  "Query.lineageGraph": GRAPH_BOUND,
+  "Query.expand": EXPAND_BOUND,
   "Query.lineage": CLOSURE_BOUND,
   "Query.provJson": CLOSURE_BOUND,
-  "Query.columnLineage": CLOSURE_BOUND,
+  "Query.columnLineage": COLUMN_CLOSURE_BOUND,
   "Query.lineageCoverage": COVERAGE_BOUND,
+  "Query.search": SEARCH_PAGE,
+  "Query.autocomplete": AUTOCOMPLETE_PAGE,
 };

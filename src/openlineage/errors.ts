@@ -22,6 +22,14 @@ export class EventTooLargeError extends DomainError {
   }
 }
 
+/** An event naming more datasets (inputs and outputs) than one event may. */
+export class TooManyDatasetsError extends DomainError {
+  readonly code = "EVENT_TOO_LARGE";
+  constructor(found: number, limit: number) {
+    super(`the event names ${found} datasets (inputs and outputs); at most ${limit} are accepted per event`, { limit, found, pointer: "/inputs", reason: `more than ${limit} datasets (inputs and outputs)` });
+  }
+}
+
 /** An event nesting objects and arrays deeper than the limit (refused before anything walks it). */
 export class EventTooDeepError extends DomainError {
   readonly code = "JSON_TOO_DEEP";
@@ -36,7 +44,7 @@ export class EventTooDeepError extends DomainError {
  */
 export class LineageBodyError extends DomainError {
   constructor(
-    readonly code: "INVALID_JSON" | "INVALID_GZIP" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_ENCODING" | "EMPTY_BODY" | "TOO_MANY_EVENTS" | "NOT_AN_EVENT_LIST",
+    readonly code: "INVALID_JSON" | "INVALID_GZIP" | "PAYLOAD_TOO_LARGE" | "JSON_TOO_DEEP" | "UNSUPPORTED_ENCODING" | "EMPTY_BODY" | "TOO_MANY_EVENTS" | "NOT_AN_EVENT_LIST",
     readonly status: 400 | 413 | 415,
     message: string,
     details: Record<string, unknown> = {},

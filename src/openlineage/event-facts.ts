@@ -1,10 +1,12 @@
 import crypto from "node:crypto";
 import { canonicalJson } from "../services/canonical-json";
 import { type RunId, runIdForUuid } from "../services/ids";
+import { checkPrivacyCost, type PrivacyCost, PURPOSE_NAME, PURPOSE_SYNTAX } from "../services/recording";
 import { unsafeTextReason } from "../services/safe-text";
 import { InvalidEventError } from "./errors";
-import { parseEventTime } from "./event-time";
-import { isRecord } from "./tolerances";
+import { parseEventTimeValue } from "./event-time";
+import type { EventWarning } from "./schema-validator";
+import { eventKindOf, isRecord } from "./tolerances";
 
 /**
  * A schema-valid OpenLineage event, read into what provgraph records: the run, job and datasets it
@@ -75,8 +77,8 @@ interface DatasetDetails {
   fields: SchemaField[] | null;
   tags: ReportedDatasetTag[];
   columnFacets: ColumnFacetReport[];
-  /** The provgraph_dataSubjects facet's keys, as keyed hashes, each with its place in the event. */
-  subjects: { keyHash: string; pointer: string }[];
+  /** The provgraph_dataSubjects facet's keys, as keyed hashes, each with its place in the event (and the hash it had before keys were normalised, when that differs). */
+  subjects: { keyHash: string; pointer: string; legacy: string[] }[];
 }
 
 export interface InputReport extends DatasetMention, DatasetDetails {}
@@ -89,12 +91,17 @@ export interface OutputReport extends DatasetMention, DatasetDetails {
 export const DATA_SUBJECTS_FACET = "provgraph_dataSubjects";
 export const COLUMN_SAMPLES_FACET = "provgraph_columnSamples";
 export const DETERMINISM_FACET = "provgraph_determinism";
+/** A release's privacy cost: `{ "epsilon": 0.4, "delta": 1e-6, "mechanism": "laplace" }` (a run facet). */
+export const PRIVACY_COST_FACET = "provgraph_privacyCost";
+/** The purpose a run acts under: `{ "purpose": "fraud-investigation" }` (a job facet: every run of the job serves it). */
+export const PURPOSE_FACET = "provgraph_purpose";
 
 /**
- * Hashes a data-subject key found at `pointer` (the erasure room's keyed hash); throws the typed
+ * Hashes a data-subject key found at `pointer` (the erasure room's keyed hash of its normal form,
+ * and `legacy`: the hash it had before keys were normalised, when that differs); throws the typed
  * refusal when the server cannot (no PROVGRAPH_ERASURE_SECRET).
  */
-export type SubjectKeyHashing = (key: string, pointer: string) => string;
+export type SubjectKeyHashing = (key: string, pointer: string) => { hash: string; legacy: string[] };
 
 /** What the fold of a run reads from one of its events (stored as canonical JSON beside the event). */
 export interface RunFacts {
@@ -110,6 +117,10 @@ export interface RunFacts {
   imageDigest: string | null;
   /** The provgraph_determinism run facet's `deterministic` (null: not reported; absent in events stored before it was read). */
   deterministic?: boolean | null;
+  /** The provgraph_privacyCost run facet: the run is a differentially private release of this cost (absent: it declares none). */
+  privacyCost?: { epsilon: number; delta: number; mechanism: string };
+  /** The provgraph_purpose job facet's purpose (absent: the run declares none). */
+  purpose?: string;
   agent: string | null;
   /** Inputs, and the datasets column lineage reads that the inputs do not list. */
   inputs: DatasetMention[];
@@ -124,6 +135,8 @@ interface EventBase {
   producer: string;
   /** The event as sent: its JSON text (the request body, or its NDJSON line; an array's element re-serialised). */
   body: string;
+  /** What the schema's letter refuses and provgraph accepts (format violations), stored with the event. */
+  warnings: EventWarning[];
 }
 
 export type ParsedEvent =
@@ -146,26 +159,30 @@ export type ParsedEvent =
  * provgraph_dataSubjects facet) never go further than here: they are replaced by their keyed
  * hashes (`hashSubjectKey`) in the event, which is then what is stored and what identifies it.
  */
-export function parseEvent(event: Record<string, unknown>, sent: string = JSON.stringify(event), hashSubjectKey?: SubjectKeyHashing): ParsedEvent {
-  const scrubbed = withHashedSubjects(event, hashSubjectKey);
+export function parseEvent(event: Record<string, unknown>, sent: string = JSON.stringify(event), hashSubjectKey?: SubjectKeyHashing, warnings: EventWarning[] = []): ParsedEvent {
+  const legacy = new Map<string, string[]>();
+  const scrubbed = withHashedSubjects(event, hashSubjectKey, legacy);
   if (scrubbed !== event) {
     event = scrubbed;
     sent = JSON.stringify(scrubbed);
   }
-  const time = parseEventTime(String(event.eventTime));
+  const time = parseEventTimeValue(event.eventTime);
   if (!time) throw new InvalidEventError("/eventTime", "is not a date-time");
   const base: EventBase = {
     eventKey: crypto.createHash("sha256").update(canonicalJson(event)).digest("hex"),
     eventTime: time.date,
     producer: text(event.producer, "/producer"),
     body: sent,
+    warnings,
   };
-  if (isRecord(event.run)) return parseRunEvent(event, base);
-  if (isRecord(event.dataset)) return { ...base, kind: "DATASET", dataset: datasetName(event.dataset, "/dataset") };
+  // The kind the schema check took it for (its schemaURL, else its shape).
+  const kind = eventKindOf(event);
+  if (kind === "RunEvent") return parseRunEvent(event, base, legacy);
+  if (kind === "DatasetEvent") return { ...base, kind: "DATASET", dataset: datasetName(record(event.dataset), "/dataset") };
   return { ...base, kind: "JOB", job: jobName(event.job, "/job") };
 }
 
-function parseRunEvent(event: Record<string, unknown>, base: EventBase): ParsedEvent {
+function parseRunEvent(event: Record<string, unknown>, base: EventBase, legacy: ReadonlyMap<string, string[]>): ParsedEvent {
   const run = event.run as Record<string, unknown>;
   const runId = runIdForUuid(String(run.runId));
   if (!runId) throw new InvalidEventError("/run/runId", "is not a UUID");
@@ -174,8 +191,8 @@ function parseRunEvent(event: Record<string, unknown>, base: EventBase): ParsedE
   const job = jobName(event.job, "/job");
   const runFacets = record(run.facets);
   const jobFacets = record((event.job as Record<string, unknown>).facets);
-  const inputs = list(event.inputs).map((d, i) => inputReport(d, `/inputs/${i}`));
-  const outputs = list(event.outputs).map((d, i) => outputReport(d, `/outputs/${i}`));
+  const inputs = list(event.inputs).map((d, i) => inputReport(d, `/inputs/${i}`, legacy));
+  const outputs = list(event.outputs).map((d, i) => outputReport(d, `/outputs/${i}`, legacy));
 
   const parentFacet = record(runFacets.parent);
   let parent: RunFacts["parent"] = null;
@@ -213,6 +230,8 @@ function parseRunEvent(event: Record<string, unknown>, base: EventBase): ParsedE
     codeVersion: optionalText(location.version) ?? optionalText(codeFacet.gitSha) ?? optionalText(codeFacet.version),
     imageDigest: optionalText(codeFacet.image) ?? optionalText(codeFacet.imageDigest),
     deterministic: determinismOf(runFacets),
+    ...privacyCostOf(runFacets),
+    ...purposeOf(jobFacets),
     agent: isRecord(owners[0]) && typeof owners[0].name === "string" ? safe(owners[0].name, "/job/facets/ownership/owners/0/name") : null,
     inputs: [...inputMentions.values()],
     outputs: outputs.map((o) => ({ namespace: o.namespace, name: o.name, version: o.version, columnSources: columnSourcesOf(o.columnLineage) })),
@@ -241,29 +260,29 @@ function withoutBaseFields(facet: Record<string, unknown>): Record<string, unkno
   return Object.fromEntries(Object.entries(facet).filter(([key]) => !key.startsWith("_")));
 }
 
-function inputReport(value: unknown, pointer: string): InputReport {
+function inputReport(value: unknown, pointer: string, legacy: ReadonlyMap<string, string[]>): InputReport {
   const dataset = record(value);
   const facets = record(dataset.facets);
-  const details = datasetDetails(dataset, pointer);
+  const details = datasetDetails(dataset, pointer, legacy);
   // Column metrics are an input facet: what the run measured of what it read.
   const metrics = record(record(record(dataset.inputFacets).dataQualityMetrics).columnMetrics);
   for (const [field, value] of Object.entries(metrics)) details.columnFacets.push({ field: safe(field, `${pointer}/inputFacets/dataQualityMetrics/columnMetrics/${escapePointer(field)}`), facet: "dataQualityMetrics", value: withoutBaseFields(record(value)) });
   return { ...datasetName(dataset, pointer), version: versionOf(facets, pointer), ...details };
 }
 
-function outputReport(value: unknown, pointer: string): OutputReport {
+function outputReport(value: unknown, pointer: string, legacy: ReadonlyMap<string, string[]>): OutputReport {
   const dataset = record(value);
   const facets = record(dataset.facets);
   return {
     ...datasetName(dataset, pointer),
     version: versionOf(facets, pointer),
-    ...datasetDetails(dataset, pointer),
+    ...datasetDetails(dataset, pointer, legacy),
     columnLineage: isRecord(facets.columnLineage) ? columnLineageOf(facets.columnLineage, `${pointer}/facets/columnLineage`) : null,
   };
 }
 
 /** A dataset's schema, tags, per-column facets and (hashed) data subjects. */
-function datasetDetails(dataset: Record<string, unknown>, pointer: string): DatasetDetails {
+function datasetDetails(dataset: Record<string, unknown>, pointer: string, legacy: ReadonlyMap<string, string[]>): DatasetDetails {
   const facets = record(dataset.facets);
   const columnFacets: ColumnFacetReport[] = [];
   const fields = schemaFieldsOf(facets, `${pointer}/facets/schema`, columnFacets);
@@ -281,8 +300,28 @@ function datasetDetails(dataset: Record<string, unknown>, pointer: string): Data
     if (!Array.isArray(values)) throw new InvalidEventError(at, "must be an array of sample values");
     columnFacets.push({ field: safe(field, at), facet: COLUMN_SAMPLES_FACET, value: values });
   }
-  const subjects = list(record(facets[DATA_SUBJECTS_FACET]).keys).map((keyHash, i) => ({ keyHash: String(keyHash), pointer: `${pointer}/facets/${DATA_SUBJECTS_FACET}/keys/${i}` }));
+  const subjects = list(record(facets[DATA_SUBJECTS_FACET]).keys).map((keyHash, i) => {
+    const at = `${pointer}/facets/${DATA_SUBJECTS_FACET}/keys/${i}`;
+    return { keyHash: String(keyHash), pointer: at, legacy: legacy.get(at) ?? [] };
+  });
   return { fields, tags, columnFacets, subjects };
+}
+
+/** The provgraph_privacyCost run facet, checked as recordExecution's privacyCost is (a refusal names the facet's member). */
+function privacyCostOf(runFacets: Record<string, unknown>): { privacyCost?: { epsilon: number; delta: number; mechanism: string } } {
+  if (!(PRIVACY_COST_FACET in runFacets)) return {};
+  const facet = record(runFacets[PRIVACY_COST_FACET]);
+  const at = `/run/facets/${PRIVACY_COST_FACET}`;
+  const cost = checkPrivacyCost(facet as unknown as PrivacyCost, at, (field, reason) => new InvalidEventError(field.replace(`${at}.`, `${at}/`), reason));
+  return { privacyCost: cost };
+}
+
+/** The provgraph_purpose job facet: `purpose`, a purpose name (a refusal names the member). */
+function purposeOf(jobFacets: Record<string, unknown>): { purpose?: string } {
+  if (!(PURPOSE_FACET in jobFacets)) return {};
+  const purpose = record(jobFacets[PURPOSE_FACET]).purpose;
+  if (typeof purpose !== "string" || !PURPOSE_NAME.test(purpose)) throw new InvalidEventError(`/job/facets/${PURPOSE_FACET}/purpose`, `is not a purpose: ${PURPOSE_SYNTAX}`);
+  return { purpose };
 }
 
 /** The provgraph_determinism run facet: `deterministic` true or false; anything else is not reported. */
@@ -298,7 +337,7 @@ function determinismOf(runFacets: Record<string, unknown>): boolean | null {
  * hash (the same object when it has none). A key that is not a non-empty string is refused, and
  * without a way to hash keys the facet is refused: a key is never kept as sent.
  */
-function withHashedSubjects(event: Record<string, unknown>, hash: SubjectKeyHashing | undefined): Record<string, unknown> {
+function withHashedSubjects(event: Record<string, unknown>, hash: SubjectKeyHashing | undefined, legacy: Map<string, string[]>): Record<string, unknown> {
   let copy: Record<string, unknown> | null = null;
   for (const side of ["inputs", "outputs"] as const) {
     list(event[side]).forEach((dataset, i) => {
@@ -310,7 +349,9 @@ function withHashedSubjects(event: Record<string, unknown>, hash: SubjectKeyHash
         if (typeof key !== "string" || key.trim() === "") throw new InvalidEventError(`${at}/${k}`, "must be a non-empty string (a data-subject key)");
         if (key.length > 1_024) throw new InvalidEventError(`${at}/${k}`, "is longer than 1024 characters");
         if (!hash) throw new InvalidEventError(`${at}/${k}`, "cannot be recorded: this server hashes no data-subject keys");
-        return hash(key, `${at}/${k}`);
+        const hashed = hash(key, `${at}/${k}`);
+        if (hashed.legacy.length > 0) legacy.set(`${at}/${k}`, hashed.legacy);
+        return hashed.hash;
       });
       copy ??= structuredClone(event);
       const target = record(record((copy[side] as unknown[])[i]).facets);

@@ -2,7 +2,9 @@
  * OpenLineage eventTime: RFC 3339 date-time, as JSON Schema's "date-time" format reads it — plus what
  * real producers send beyond it: no zone at all (Python's `datetime.now().isoformat()`), read as UTC;
  * any number of fractional digits (Java's nanoseconds), kept in the raw event and read to the
- * millisecond. A leap second (:60) reads as the last millisecond of its minute.
+ * millisecond. A leap second (:60) reads as the last millisecond of its minute. Also, as Marquez
+ * accepts, milliseconds since the epoch: a JSON integer, or a string of one (docs/openlineage.md,
+ * "Validation").
  */
 const EVENT_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
@@ -27,6 +29,23 @@ export function parseEventTime(text: string): EventTime | undefined {
   }
   if (!Number.isFinite(time)) return undefined;
   return { date: new Date(time), zoned: zone !== undefined };
+}
+
+/** Epoch milliseconds: an integer, or a string of one (at most 15 digits: the years 1653 to 33658). */
+const EPOCH_MILLIS = /^-?\d{1,15}$/;
+
+/** The instant an eventTime value names (a date-time, or epoch milliseconds), or undefined. */
+export function parseEventTimeValue(value: unknown): EventTime | undefined {
+  const millis = epochMillisOf(value);
+  if (millis !== undefined) return { date: new Date(millis), zoned: true };
+  return typeof value === "string" ? parseEventTime(value) : undefined;
+}
+
+/** The epoch milliseconds an eventTime value is, when it is one (a safe integer, or a string of digits). */
+export function epochMillisOf(value: unknown): number | undefined {
+  const millis = typeof value === "number" ? value : typeof value === "string" && EPOCH_MILLIS.test(value) ? Number(value) : undefined;
+  if (millis === undefined || !Number.isSafeInteger(millis) || Number.isNaN(new Date(millis).getTime())) return undefined;
+  return millis;
 }
 
 /** The same text with a zone: "Z" appended when it has none (for the schema's date-time check). */

@@ -2,17 +2,18 @@ import { ProvenanceError } from "../../plugins/errors";
 import type { ProvgraphPlugin } from "../../plugins/types";
 import type { DatabaseProvider } from "../db/database-url";
 import { jsonDepthExceeds } from "../limits/json-depth";
+import { cappedText, cappedValue, ECHO_LIMITS } from "../services/echo-limits";
 import { databaseOutageOf } from "../services/errors";
 import type { RunId } from "../services/ids";
-import type { CommitPath, OperationRegistry } from "../services/recording";
+import { type CommitPath, type OperationRegistry, type RecordingActor, turnSlicer, yieldToEventLoop } from "../services/recording";
 import type { ExecutionStatus } from "../services/records";
-import { EventTooDeepError, EventTooLargeError, InvalidEventError } from "./errors";
+import { EventTooDeepError, EventTooLargeError, InvalidEventError, TooManyDatasetsError } from "./errors";
 import { nulIn } from "./nul-text";
 import { parseEvent, type ParsedEvent } from "./event-facts";
 import { OPENLINEAGE_LIMITS } from "./limits";
 import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
 import { nextRecordingInstant } from "./recording-clock";
-import { OpenLineageSchema } from "./schema-validator";
+import { type EventWarning, OpenLineageSchema } from "./schema-validator";
 import type { Logger } from "../logger";
 import type { SubjectKeys } from "../services/compliance";
 
@@ -28,6 +29,8 @@ export interface EventResult {
   /** The run's execution status once this event is recorded (RunEvents). */
   executionStatus: ExecutionStatus | null;
   error: EventError | null;
+  /** What the event holds that the schema's letter refuses and provgraph accepts (stored with it); empty when refused. */
+  warnings: EventWarning[];
 }
 
 export interface EventError {
@@ -56,7 +59,12 @@ export interface OpenLineageIngestorDeps {
   logger: Pick<Logger, "error">;
   /** Hashes the data-subject keys of the provgraph_dataSubjects facet as events arrive (absent: such events are refused). */
   subjectKeys?: SubjectKeys;
+  /** Told every ingestion's results, whatever the transport (the server's metrics); it only counts. */
+  observeResults?: (results: readonly EventResult[]) => void;
 }
+
+/** An event this large (its JSON text, bytes) is checked in several turns of the event loop. */
+const BIG_EVENT_BYTES = 256 * 1024;
 
 /** Events one recording unit holds at most: its write lock is held for a few hundred milliseconds at worst. */
 export const CHUNK_EVENTS = 250;
@@ -86,21 +94,24 @@ export class OpenLineageIngestor {
    * back whole and its events recorded one by one, each in a unit of its own. The results are in
    * the order given. `requestId` labels the log lines of our faults.
    */
-  async ingest(events: readonly ReceivedEvent[], requestId?: string): Promise<EventResult[]> {
+  async ingest(events: readonly ReceivedEvent[], requestId?: string, actor?: RecordingActor): Promise<EventResult[]> {
     const results: EventResult[] = new Array(events.length);
     const checked: { index: number; event: ParsedEvent }[] = [];
-    events.forEach((received, index) => {
+    // Checking is CPU work (schema, parse): a batch of events is checked a slice at a time between other requests' turns.
+    const slice = turnSlicer();
+    for (const [index, received] of events.entries()) {
+      await slice();
       try {
-        checked.push({ index, event: this.check(received.event, received.text) });
+        checked.push({ index, event: await this.check(received.event, received.text) });
       } catch (error) {
         results[index] = refusal(index, eventErrorOf(error));
       }
-    });
+    }
     let outage: EventError | undefined;
     for (let start = 0; start < checked.length; start += CHUNK_EVENTS) {
       const chunk = checked.slice(start, start + CHUNK_EVENTS);
       // Once the database is found unavailable, the events after are not tried: each would wait to fail the same way.
-      const recorded = outage === undefined ? await this.record(chunk) : chunk.map(({ index, event }) => unrecorded(index, event, outage!));
+      const recorded = outage === undefined ? await this.record(chunk, actor) : chunk.map(({ index, event }) => unrecorded(index, event, outage!));
       for (const result of recorded) {
         results[result.index] = result;
         if (result.error?.code === "DATABASE_UNAVAILABLE") outage ??= result.error;
@@ -109,14 +120,28 @@ export class OpenLineageIngestor {
     for (const result of results) {
       if (result.error?.fault !== undefined) this.deps.logger.error({ requestId, index: result.index, runId: result.runId, err: result.error.fault }, "unexpected error while ingesting an OpenLineage event");
     }
+    try {
+      this.deps.observeResults?.(results);
+    } catch {
+      // counting never costs an ingestion its answer
+    }
     return results;
   }
 
   /** One chunk as one unit; if it fails, its events one by one (only the culprit is refused). */
-  private async record(chunk: readonly { index: number; event: ParsedEvent }[]): Promise<EventResult[]> {
+  private async record(chunk: readonly { index: number; event: ParsedEvent }[], actor: RecordingActor | undefined): Promise<EventResult[]> {
+    const deps = { ...this.deps, actor };
     const run = (items: readonly { index: number; event: ParsedEvent }[]) =>
-      this.deps.commits.run((tx, scope) => recordEvents(tx, scope, this.deps, items.map((i) => i.event), items.map(() => nextRecordingInstant())));
-    const stored = (index: number, event: ParsedEvent, outcome: EventOutcome): EventResult => ({ index, status: outcome.status, kind: event.kind, runId: outcome.runId, executionStatus: outcome.executionStatus, error: null });
+      this.deps.commits.run((tx, scope) => recordEvents(tx, scope, deps, items.map((i) => i.event), items.map(() => nextRecordingInstant())));
+    const stored = (index: number, event: ParsedEvent, outcome: EventOutcome): EventResult => ({
+      index,
+      status: outcome.status,
+      kind: event.kind,
+      runId: outcome.runId,
+      executionStatus: outcome.executionStatus,
+      error: null,
+      warnings: event.warnings,
+    });
     const failed = (index: number, event: ParsedEvent, error: unknown): EventResult => ({
       ...refusal(index, eventErrorOf(error instanceof EventRefusal ? error.error : error)),
       kind: event.kind,
@@ -143,21 +168,48 @@ export class OpenLineageIngestor {
     return results;
   }
 
-  /** Everything that can be checked without the database. */
-  private check(event: unknown, sent: string | undefined): ParsedEvent {
+  /**
+   * Everything that can be checked without the database. A big event (a wide column-lineage facet)
+   * takes a turn of the event loop between its phases, so its checks never hold it all at once.
+   */
+  private async check(event: unknown, sent: string | undefined): Promise<ParsedEvent> {
     if (jsonDepthExceeds(event, OPENLINEAGE_LIMITS.maxJsonDepth)) throw new EventTooDeepError(OPENLINEAGE_LIMITS.maxJsonDepth);
     const text = sent ?? JSON.stringify(event) ?? "";
     const size = Buffer.byteLength(text);
     if (size > OPENLINEAGE_LIMITS.maxEventBytes) throw new EventTooLargeError(size, OPENLINEAGE_LIMITS.maxEventBytes);
-    const violation = this.schema.validate(event);
+    const datasets = datasetCount(event);
+    if (datasets > OPENLINEAGE_LIMITS.maxEventDatasets) throw new TooManyDatasetsError(datasets, OPENLINEAGE_LIMITS.maxEventDatasets);
+    const between = size > BIG_EVENT_BYTES ? yieldToEventLoop : () => undefined;
+    await between();
+    const { violation, warnings } = this.schema.check(event);
     if (violation) throw new InvalidEventError(violation.pointer, violation.reason);
+    await between();
     const subjectKeys = this.deps.subjectKeys;
-    const parsed = parseEvent(event as Record<string, unknown>, text, subjectKeys ? (key, pointer) => subjectKeys.hash(key, { pointer }) : undefined);
+    const parsed = parseEvent(
+      event as Record<string, unknown>,
+      text,
+      subjectKeys ? (key, pointer) => ({ hash: subjectKeys.hash(key, { pointer }), legacy: subjectKeys.legacyHashes(key, { pointer }) }) : undefined,
+      listedWarnings(warnings),
+    );
+    await between();
     // Names were checked by the parse, with their rules; any other string may still hold a NUL.
-    const nul = nulIn(event);
+    // A NUL in JSON text is always the escape \u0000 (raw control characters are not JSON): without one, there is none to find.
+    const nul = text.includes("\\u0000") ? nulIn(event) : undefined;
     if (nul) throw new InvalidEventError(nul.pointer, `contains the control character U+0000 at index ${nul.index}, which provgraph does not store`);
     return parsed;
   }
+}
+
+/** At most ECHO_LIMITS.items warnings are kept (each pointer cut to ECHO_LIMITS); the rest are counted in a last one. */
+function listedWarnings(warnings: readonly EventWarning[]): EventWarning[] {
+  const listed = warnings.slice(0, ECHO_LIMITS.items).map((w) => ({ ...w, pointer: cappedText(w.pointer) }));
+  if (warnings.length > ECHO_LIMITS.items) listed.push({ code: "FORMAT", pointer: "", reason: `${warnings.length - ECHO_LIMITS.items} more values do not match their format (not listed)` });
+  return listed;
+}
+
+function datasetCount(event: unknown): number {
+  const length = (list: unknown) => (Array.isArray(list) ? list.length : 0);
+  return event !== null && typeof event === "object" ? length((event as { inputs?: unknown }).inputs) + length((event as { outputs?: unknown }).outputs) : 0;
 }
 
 /** An event not tried because the database was found unavailable before its turn. */
@@ -166,17 +218,18 @@ function unrecorded(index: number, event: ParsedEvent, outage: EventError): Even
 }
 
 function refusal(index: number, error: EventError): EventResult {
-  return { index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error };
+  return { index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error, warnings: [] };
 }
 
 function eventErrorOf(error: unknown): EventError {
   const outage = databaseOutageOf(error);
   if (outage) return { code: outage.code, message: outage.message, pointer: null, reason: null, details: outage.details };
   if (error instanceof ProvenanceError) {
-    const details = error.details;
+    // Messages and details may quote the event: cut to ECHO_LIMITS.
+    const details = cappedValue(error.details);
     return {
       code: error.code,
-      message: error.message,
+      message: cappedText(error.message),
       pointer: typeof details.pointer === "string" ? details.pointer : null,
       reason: typeof details.reason === "string" ? details.reason : null,
       details,

@@ -1,3 +1,4 @@
+import { jobOperationVersion } from "../services/job-names";
 import type { OperationDeclarationInput } from "../services/recording";
 import { DATASET_ARTIFACT_TYPE } from "./dataset-identity";
 import type { DatasetName } from "./event-facts";
@@ -7,7 +8,7 @@ export const INPUT_ROLE = "input";
 export const OUTPUT_ROLE = "output";
 
 /** An OpenLineage job's operation version: the job's namespace, so (name, version) names one job. */
-export const jobOperationVersion = (namespace: string) => `openlineage:${namespace}`;
+export { jobOperationVersion } from "../services/job-names";
 
 /**
  * An OpenLineage job is not declared up front: it becomes an operation on first sight, named after

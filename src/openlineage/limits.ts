@@ -12,6 +12,8 @@ export const OPENLINEAGE_LIMITS = {
   maxBatchEvents: 10_000,
   /** Events in one ingestOpenLineageEvents mutation. */
   maxMutationEvents: 1_000,
+  /** Datasets (inputs and outputs) one event names: each is a dataset version, a link and an edge to write in the event's unit. */
+  maxEventDatasets: 100_000,
   /** Objects and arrays nested in one event (as for JSON arguments of the GraphQL API). */
   maxJsonDepth: 64,
 } as const;

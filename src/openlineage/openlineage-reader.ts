@@ -1,8 +1,10 @@
+import { inChunks } from "../db/chunked-lists";
 import type { Db } from "../db/client";
 import type { Prisma } from "../generated/sqlite/client";
 import type { RunId } from "../services/ids";
 import type { KeysetPage } from "../services/pagination";
 import type { DatasetName } from "./event-facts";
+import type { EventWarning } from "./schema-validator";
 
 /** A stored OpenLineage event: the event exactly as it was sent, and when provgraph received it. */
 export interface StoredEventRecord {
@@ -16,6 +18,8 @@ export interface StoredEventRecord {
   dataset: DatasetName | null;
   producer: string;
   event: unknown;
+  /** What the event holds that the schema's letter refuses and provgraph accepted. */
+  warnings: EventWarning[];
   receivedAt: Date;
 }
 
@@ -59,12 +63,13 @@ export class OpenLineageReader {
       dataset: row.datasetNamespace !== null && row.datasetName !== null ? { namespace: row.datasetNamespace, name: row.datasetName } : null,
       producer: row.producer,
       event: JSON.parse(row.body),
+      warnings: row.warnings === null ? [] : (JSON.parse(row.warnings) as EventWarning[]),
       receivedAt: row.receivedAt,
     }));
   }
 
   async runs(runIds: readonly RunId[]): Promise<(OpenLineageRunRecord | null)[]> {
-    const rows = await this.db.openLineageRun.findMany({ where: { runId: { in: [...new Set(runIds as readonly string[])] } } });
+    const rows = await inChunks(new Set(runIds as readonly string[]), (chunk) => this.db.openLineageRun.findMany({ where: { runId: { in: chunk } } }));
     const byId = new Map(
       rows.map((row) => [
         row.runId,

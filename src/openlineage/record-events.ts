@@ -2,9 +2,11 @@ import type { ProvenanceError } from "../../plugins/errors";
 import type { ProvgraphPlugin } from "../../plugins/types";
 import type { DbTx } from "../db/client";
 import type { DatabaseProvider } from "../db/database-url";
+import { inChunks } from "../db/chunked-lists";
+import { jsonItem, jsonListRows } from "../db/json-list";
 import { canonicalJson } from "../services/canonical-json";
 import { type ColumnEdgeDraft, type DatasetColumnRecord, stageColumnEdges, stageDatasetColumns } from "../services/columns";
-import { type ColumnFacetRow, POLICY_TAG, type ReportedTag, stageColumnFacets, stageReportedTags } from "../services/compliance";
+import { type ColumnFacetRow, POLICY_TAG, type ReportedTag, stageColumnFacets, stageReportedTags, SubjectSuppressedError } from "../services/compliance";
 import { type ArtifactId, type RunId, specIdFrom, type SpecId } from "../services/ids";
 import {
   checkRequestShape,
@@ -21,13 +23,15 @@ import {
   stageExecutions,
   type StagedArtifact,
   stageSourceArtifacts,
+  turnSlicer,
   type UnitScope,
   type PendingRecords,
+  type RecordingActor,
 } from "../services/recording";
 import { type ArtifactRecord, type ExecutionRecord, type ExecutionStatus, type OperationRecord, toArtifactRecord, toExecutionRecord } from "../services/records";
 import { DATASET_ARTIFACT_TYPE, datasetArtifactId, datasetContentHash, outputVersion } from "./dataset-identity";
 import { InvalidEventError } from "./errors";
-import { type DatasetMention, type DatasetName, type InputReport, type OutputReport, type ParsedEvent, type RunFacts } from "./event-facts";
+import { type DatasetMention, type DatasetName, type InputReport, type OutputReport, type ParsedEvent, PRIVACY_COST_FACET, PURPOSE_FACET, type RunFacts } from "./event-facts";
 import { INPUT_ROLE, jobDeclaration, OUTPUT_ROLE } from "./job-operation";
 import { foldRun, type RunFold, type StoredRunFacts } from "./run-fold";
 
@@ -35,6 +39,8 @@ export interface RecordEventsDeps {
   registry: OperationRegistry;
   plugins: readonly ProvgraphPlugin[];
   provider: DatabaseProvider;
+  /** Who sends the events (a release's ledger entries name them). */
+  actor?: RecordingActor;
 }
 
 export interface EventOutcome {
@@ -123,31 +129,24 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
   await lockRuns(tx, deps.provider, runEvents.flatMap(({ event }) => [event.runId, ...(event.facts.parent ? [event.facts.parent.runId] : [])]));
 
   // Duplicates: stored before, or earlier in this chunk.
-  const storedKeys = new Set((await tx.openLineageEvent.findMany({ where: { eventKey: { in: events.map((e) => e.eventKey) } }, select: { eventKey: true } })).map((e) => e.eventKey));
+  const storedKeys = new Set(
+    (await inChunks(events.map((e) => e.eventKey), (chunk) => tx.openLineageEvent.findMany({ where: { eventKey: { in: chunk } }, select: { eventKey: true } }))).map((e) => e.eventKey),
+  );
   const duplicate = events.map((event) => {
     if (storedKeys.has(event.eventKey)) return true;
     storedKeys.add(event.eventKey);
     return false;
   });
-
-  // Jobs (and the jobs parent facets name), planned in one read; created only once all is checked.
-  const jobs = new Map<string, DatasetName>();
-  const jobKey = (job: DatasetName) => JSON.stringify([job.namespace, job.name]);
-  events.forEach((event, i) => {
-    if (duplicate[i] || event.kind === "DATASET") return;
-    jobs.set(jobKey(event.job), event.job);
-    if (event.kind === "RUN" && event.facts.parent) jobs.set(jobKey(event.facts.parent.job), event.facts.parent.job);
-  });
-  const jobList = [...jobs.values()];
-  const plan = await deps.registry.planIn(tx, jobList.map(jobDeclaration));
-  const operationOf = new Map(jobList.map((job, i) => [jobKey(job), plan.operations[i]]));
-  const jobOperation = (job: DatasetName, index: number): OperationRecord => {
-    const operation = operationOf.get(jobKey(job))!;
-    return "code" in operation ? refuse(index, operation) : operation;
-  };
-  events.forEach((event, i) => {
-    if (!duplicate[i] && event.kind !== "DATASET") jobOperation(event.job, i);
-  });
+  // A duplicate writes nothing, yet it still declares its subjects: one erased since it was stored refuses it.
+  const resentSubjects = events.flatMap((event, index) =>
+    duplicate[index] && event.kind === "RUN" ? [...event.inputs, ...event.outputs].flatMap((d) => d.subjects.map((s) => ({ index, dataset: d, ...s }))) : [],
+  );
+  if (resentSubjects.length > 0) {
+    const hashes = [...new Set(resentSubjects.map((s) => s.keyHash))];
+    const suppressed = new Set((await inChunks(hashes, (chunk) => tx.subjectTombstone.findMany({ where: { keyHash: { in: chunk } }, select: { keyHash: true } }))).map((t) => t.keyHash));
+    const refused = resentSubjects.find((s) => suppressed.has(s.keyHash));
+    if (refused) refuse(refused.index, new SubjectSuppressedError({ pointer: refused.pointer }, `dataset '${refused.dataset.name}' in namespace '${refused.dataset.namespace}'`));
+  }
 
   // The runs: what was stored for them.
   const byRun = new Map<RunId, { index: number; event: RunEvent }[]>();
@@ -155,23 +154,49 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
   const runIds = [...byRun.keys()];
   const parentIds = runEvents.flatMap(({ event }) => (event.facts.parent ? [event.facts.parent.runId] : []));
   const allRunIds = [...new Set([...runIds, ...parentIds, ...runEvents.map(({ event }) => event.runId)])];
-  const executionRows = await tx.execution.findMany({ where: { runId: { in: allRunIds } } });
-  const executions = new Map(executionRows.map((row) => [row.runId, toExecutionRecord(row)]));
+  const executions = new Map((await inChunks(allRunIds, (chunk) => tx.execution.findMany({ where: { runId: { in: chunk } } }))).map((row) => [row.runId, toExecutionRecord(row)]));
   // A run no execution holds yet has nothing else stored either.
   const recorded = runIds.filter((runId) => executions.has(runId));
   const [olRuns, storedFacts, storedUses] =
     recorded.length === 0
       ? [[], [], []]
       : await Promise.all([
-          tx.openLineageRun.findMany({ where: { runId: { in: recorded } } }),
-          tx.openLineageEvent.findMany({ where: { runId: { in: recorded } }, select: { runId: true, eventKey: true, facts: true } }),
-          tx.datasetVersionUse.findMany({ where: { runId: { in: recorded } } }),
+          inChunks(recorded, (chunk) => tx.openLineageRun.findMany({ where: { runId: { in: chunk } } })),
+          inChunks(recorded, (chunk) => tx.openLineageEvent.findMany({ where: { runId: { in: chunk } }, select: { runId: true, eventKey: true, facts: true } })),
+          inChunks(recorded, (chunk) => tx.datasetVersionUse.findMany({ where: { runId: { in: chunk } } })),
         ]);
   const olRunOf = new Map(olRuns.map((r) => [r.runId, r]));
   const factsOf = new Map<string, StoredRunFacts[]>();
   for (const row of storedFacts) factsOf.set(row.runId!, [...(factsOf.get(row.runId!) ?? []), { eventKey: row.eventKey, facts: JSON.parse(row.facts) as RunFacts }]);
-  const usedArtifacts = storedUses.length === 0 ? [] : await tx.artifact.findMany({ where: { id: { in: [...new Set(storedUses.map((u) => u.artifactId))] } } });
+  const usedArtifacts = storedUses.length === 0 ? [] : await inChunks(new Set(storedUses.map((u) => u.artifactId)), (chunk) => tx.artifact.findMany({ where: { id: { in: chunk } } }));
   const usedById = new Map(usedArtifacts.map((a) => [a.id, a]));
+  const usesOf = new Map<string, typeof storedUses>();
+  for (const use of storedUses) usesOf.set(use.runId, [...(usesOf.get(use.runId) ?? []), use]);
+  // Parents only stored events name (a later event need not repeat the parent facet): their executions too.
+  const storedParents = [...factsOf.values()].flatMap((facts) => facts.flatMap(({ facts: f }) => (f.parent ? [f.parent] : [])));
+  const unread = [...new Set(storedParents.map((p) => p.runId))].filter((runId) => !executions.has(runId) && !byRun.has(runId as RunId));
+  if (unread.length > 0) for (const row of await inChunks(unread, (chunk) => tx.execution.findMany({ where: { runId: { in: chunk } } }))) executions.set(row.runId, toExecutionRecord(row));
+
+  // Jobs (and the jobs parent facets name, the stored events' included), planned in one read; created only once all is checked.
+  const jobs = new Map<string, DatasetName>();
+  const jobKey = (job: DatasetName) => JSON.stringify([job.namespace, job.name]);
+  events.forEach((event, i) => {
+    if (duplicate[i] || event.kind === "DATASET") return;
+    jobs.set(jobKey(event.job), event.job);
+    if (event.kind === "RUN" && event.facts.parent) jobs.set(jobKey(event.facts.parent.job), event.facts.parent.job);
+  });
+  for (const parent of storedParents) if (!executions.has(parent.runId)) jobs.set(jobKey(parent.job), parent.job);
+  const jobList = [...jobs.values()];
+  const plan = await deps.registry.planIn(tx, jobList.map(jobDeclaration));
+  const operationOf = new Map(jobList.map((job, i) => [jobKey(job), plan.operations[i]]));
+  const jobOperation = (job: DatasetName, index: number): OperationRecord => {
+    const operation = operationOf.get(jobKey(job));
+    if (operation === undefined) throw new Error(`job ${jobKey(job)} was not planned`);
+    return "code" in operation ? refuse(index, operation) : operation;
+  };
+  events.forEach((event, i) => {
+    if (!duplicate[i] && event.kind !== "DATASET") jobOperation(event.job, i);
+  });
 
   const runs = new Map<RunId, RunPlan>();
   for (const [runId, items] of byRun) {
@@ -186,9 +211,7 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     for (const item of items.slice(1)) {
       if (jobKey(item.event.job) !== jobKey(first.event.job)) refuse(item.index, jobClash(runId, existing ? olRunOf.get(runId)! : first.event.job, item.event.job));
     }
-    const uses = storedUses
-      .filter((u) => u.runId === runId)
-      .flatMap((u) => {
+    const uses = (usesOf.get(runId) ?? []).flatMap((u) => {
         const a = usedById.get(u.artifactId);
         return a ? [{ artifactId: u.artifactId, resolvedBy: u.resolvedBy, dataset: { namespace: a.datasetNamespace!, name: a.datasetName!, version: a.datasetVersion } }] : [];
       });
@@ -197,7 +220,7 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
 
   // Each run's state after each of its events, in the chunk's order: so an input resolves to the
   // newest version known when its event comes (stored, or produced by an earlier event of the chunk).
-  const newest = await newestVersions(tx, [...runs.values()], factsOf);
+  const newest = await newestVersions(tx, deps.provider, [...runs.values()], factsOf);
   const producedInChunk = new Map<string, { id: ArtifactId; version: string }[]>();
   for (const { index, event } of runEvents) {
     if (duplicate[index]) continue;
@@ -307,6 +330,8 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
   await insertRows(tx, "OpenLineageRun", RUN_STATE_COLUMNS, [...stubs.map((stub) => stubStateRow(stub, at)), ...[...runs.values()].map((run) => runStateRow(run, at))], {
     update: { conflict: ["runId"], columns: RUN_STATE_COLUMNS.slice(1) },
   });
+  noteReleases(tx, [...runs.values()], deps.actor ?? { name: "unknown", tokenId: null });
+  noteRunPurposes(tx, [...runs.values()], deps.actor ?? { name: "unknown", tokenId: null });
 
   const statusAfter = new Map<number, ExecutionStatus>();
   for (const run of runs.values()) for (const state of run.states) statusAfter.set(state.index, state.fold.status);
@@ -384,13 +409,21 @@ function resolveInputs(
 ): ResolvedInput[] {
   const key = (d: DatasetName) => JSON.stringify([d.namespace, d.name]);
   const own = new Set(outputs.map((o) => o.id as string));
+  // Indexes over the run's uses (kept up to date as uses are added): a 100,000-input event stays linear.
+  const versioned = new Set(fold.inputs.filter((m) => m.version !== null).map(key));
+  const earlierOf = new Map<string, RunPlan["uses"][number]>();
+  const noteUse = (u: RunPlan["uses"][number]) => {
+    if (u.resolvedBy !== "VERSION_FACET" && !earlierOf.has(key(u.dataset))) earlierOf.set(key(u.dataset), u);
+  };
+  run.uses.forEach(noteUse);
+  const used = new Set(run.uses.map((u) => u.artifactId));
   const resolved: ResolvedInput[] = [];
   for (const mention of fold.inputs) {
     let version = mention.version;
     let how = "VERSION_FACET";
     if (mention.version === null) {
-      if (fold.inputs.some((m) => m.version !== null && m.namespace === mention.namespace && m.name === mention.name)) continue; // the versioned mention stands for it
-      const earlier = run.uses.find((u) => u.resolvedBy !== "VERSION_FACET" && u.dataset.namespace === mention.namespace && u.dataset.name === mention.name);
+      if (versioned.has(key(mention))) continue; // the versioned mention stands for it
+      const earlier = earlierOf.get(key(mention));
       if (earlier) {
         resolved.push({ namespace: mention.namespace, name: mention.name, version: earlier.dataset.version, id: earlier.artifactId as ArtifactId, mention });
         continue;
@@ -401,10 +434,13 @@ function resolveInputs(
     }
     const ref = { namespace: mention.namespace, name: mention.name, version };
     const id = datasetArtifactId(ref);
-    if (!run.uses.some((u) => u.artifactId === id)) {
+    if (!used.has(id)) {
       if (how !== "LATEST_KNOWN") run.sources.push({ id, artifactType: DATASET_ARTIFACT_TYPE, contentHash: datasetContentHash(ref), originalName: ref.name, metadata: null, dataset: ref, createdAt: instant });
       run.newUses.push({ id, how, instant });
-      run.uses.push({ artifactId: id, resolvedBy: how, dataset: ref });
+      const use = { artifactId: id, resolvedBy: how, dataset: ref };
+      run.uses.push(use);
+      used.add(id);
+      noteUse(use);
     }
     resolved.push({ ...ref, id, mention });
   }
@@ -413,39 +449,44 @@ function resolveInputs(
 
 /**
  * For each dataset a run of the chunk may resolve as its newest version, enough of its newest stored
- * versions (by recording instant, then id) to skip the ones the run itself produces: one statement.
+ * versions (by recording instant, then id) to skip the ones the run itself produces: one statement,
+ * the datasets bound as one JSON list (an event may name 100,000).
  */
-async function newestVersions(tx: DbTx, runs: readonly RunPlan[], factsOf: Map<string, StoredRunFacts[]>): Promise<Map<string, { id: ArtifactId; version: string }[]>> {
+async function newestVersions(tx: DbTx, provider: DatabaseProvider, runs: readonly RunPlan[], factsOf: Map<string, StoredRunFacts[]>): Promise<Map<string, { id: ArtifactId; version: string }[]>> {
   const limits = new Map<string, { d: DatasetName; limit: number }>();
   for (const run of runs) {
     const facts = [...(factsOf.get(run.runId) ?? []).map((f) => f.facts), ...run.events.map(({ event }) => event.facts)];
-    const outputs = facts.flatMap((f) => f.outputs);
+    const produced = new Map<string, number>();
+    for (const o of facts.flatMap((f) => f.outputs)) produced.set(JSON.stringify([o.namespace, o.name]), (produced.get(JSON.stringify([o.namespace, o.name])) ?? 0) + 1);
+    const resolvedBefore = new Set(run.uses.filter((u) => u.resolvedBy !== "VERSION_FACET").map((u) => JSON.stringify([u.dataset.namespace, u.dataset.name])));
     for (const mention of facts.flatMap((f) => f.inputs)) {
-      // Resolved before (a stored use), or standing for a versioned mention: no newest version needed.
-      if (mention.version !== null || run.uses.some((u) => u.resolvedBy !== "VERSION_FACET" && u.dataset.namespace === mention.namespace && u.dataset.name === mention.name)) continue;
       const key = JSON.stringify([mention.namespace, mention.name]);
-      const own = outputs.filter((o) => o.namespace === mention.namespace && o.name === mention.name).length;
-      limits.set(key, { d: mention, limit: Math.max(limits.get(key)?.limit ?? 0, own + 1) });
+      // Resolved before (a stored use), or standing for a versioned mention: no newest version needed.
+      if (mention.version !== null || resolvedBefore.has(key)) continue;
+      limits.set(key, { d: mention, limit: Math.max(limits.get(key)?.limit ?? 0, (produced.get(key) ?? 0) + 1) });
     }
   }
   const result = new Map<string, { id: ArtifactId; version: string }[]>();
   if (limits.size === 0) return result;
-  const rows = await tx.artifact.findMany({
-    where: { OR: [...limits.values()].map(({ d }) => ({ datasetNamespace: d.namespace, datasetName: d.name })), datasetVersion: { not: null } },
-    select: { id: true, datasetNamespace: true, datasetName: true, datasetVersion: true },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-  });
+  const wanted = JSON.stringify([...limits.values()].map(({ d, limit }) => [d.namespace, d.name, limit]));
+  const item = (index: number) => jsonItem(provider, "j", index);
+  const rows = await tx.$queryRawUnsafe<{ id: string; namespace: string; name: string; version: string }[]>(
+    `SELECT id, namespace, name, version FROM (` +
+      `SELECT a.id AS id, a."datasetNamespace" AS namespace, a."datasetName" AS name, a."datasetVersion" AS version, ${item(2)} AS "limit", ` +
+      `ROW_NUMBER() OVER (PARTITION BY a."datasetNamespace", a."datasetName" ORDER BY a."createdAt" DESC, a.id DESC) AS n ` +
+      `FROM ${jsonListRows(provider, provider === "sqlite" ? "?" : "$1")} j JOIN "Artifact" a ON a."datasetNamespace" = ${item(0)} AND a."datasetName" = ${item(1)} ` +
+      `WHERE a."datasetVersion" IS NOT NULL) v WHERE n <= CAST("limit" AS INTEGER) ORDER BY n`,
+    wanted,
+  );
   for (const row of rows) {
-    const key = JSON.stringify([row.datasetNamespace, row.datasetName]);
-    const list = result.get(key) ?? [];
-    if (list.length < (limits.get(key)?.limit ?? 0)) list.push({ id: row.id as ArtifactId, version: row.datasetVersion! });
-    result.set(key, list);
+    const key = JSON.stringify([row.namespace, row.name]);
+    result.set(key, [...(result.get(key) ?? []), { id: row.id as ArtifactId, version: row.version }]);
   }
   return result;
 }
 
 /** pins.inputVersions of an OpenLineage run: every dataset version it used so far, and whether the event pinned it. */
-function inputVersionsOf(uses: RunPlan["uses"]): unknown {
+export function inputVersionsOf(uses: readonly { artifactId: string; resolvedBy: string; dataset: DatasetName & { version: string | null } }[]): unknown {
   if (uses.length === 0) return null;
   return uses
     .map((u) => ({ namespace: u.dataset.namespace, name: u.dataset.name, version: u.dataset.version, artifactId: u.artifactId, pinned: u.resolvedBy === "VERSION_FACET", resolvedBy: u.resolvedBy }))
@@ -486,7 +527,7 @@ async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: rea
       if (!POLICY_TAG.test(t.key) || NOT_APPLYING.has(t.value.trim().toLowerCase())) continue;
       tags.push({ target: t.field === null ? { kind: "ARTIFACT", artifactId } : { kind: "COLUMN", artifactId, field: t.field }, tag: t.key, value: t.value, reportedSource: t.source, producer: event.producer, runId, at: instant });
     }
-    for (const s of report.subjects) subjects.push({ artifactId, key: { hash: s.keyHash }, at: { pointer: s.pointer } });
+    for (const s of report.subjects) subjects.push({ artifactId, key: { hash: s.keyHash, legacy: s.legacy }, at: { pointer: s.pointer } });
   };
   const addColumns = (artifactId: ArtifactId, fields: { field: string; type: string | null; description: string | null }[]) =>
     fields.forEach((f, position) => {
@@ -494,15 +535,26 @@ async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: rea
       if (!columns.has(key)) columns.set(key, { artifactId, field: f.field, position, type: f.type, description: f.description });
     });
   const states = runs.flatMap((run) => run.states.map((state) => ({ run, state }))).sort((a, b) => a.state.index - b.state.index);
+  // A wide column-lineage facet (tens of thousands of fields) is mapped to edges in turns.
+  const slice = turnSlicer();
   for (const { run, state } of states) {
     const event = events[state.index] as RunEvent;
+    // The state's inputs by (dataset, version mentioned) and by dataset (the first), and the versions this event names.
+    const exactInput = new Map<string, ArtifactId>();
+    const anyInput = new Map<string, ArtifactId>();
+    for (const i of state.inputs) {
+      const k = JSON.stringify([i.namespace, i.name, i.mention.version]);
+      if (!exactInput.has(k)) exactInput.set(k, i.id);
+      if (!anyInput.has(JSON.stringify([i.namespace, i.name]))) anyInput.set(JSON.stringify([i.namespace, i.name]), i.id);
+    }
+    const eventVersion = new Map<string, string | null>();
+    for (const i of event.inputs) if (!eventVersion.has(JSON.stringify([i.namespace, i.name]))) eventVersion.set(JSON.stringify([i.namespace, i.name]), i.version);
     const inputOf = (d: DatasetName & { version: string | null }): ArtifactId => {
-      const exact = state.inputs.find((i) => i.namespace === d.namespace && i.name === d.name && i.mention.version === d.version);
-      const any = exact ?? state.inputs.find((i) => i.namespace === d.namespace && i.name === d.name);
-      if (!any) throw new Error(`column lineage source ${d.namespace}/${d.name} was not resolved as an input of ${run.runId}`);
-      return any.id;
+      const id = exactInput.get(JSON.stringify([d.namespace, d.name, d.version])) ?? anyInput.get(JSON.stringify([d.namespace, d.name]));
+      if (!id) throw new Error(`column lineage source ${d.namespace}/${d.name} was not resolved as an input of ${run.runId}`);
+      return id;
     };
-    const versionInEvent = (d: DatasetName) => event.inputs.find((i) => i.namespace === d.namespace && i.name === d.name)?.version ?? null;
+    const versionInEvent = (d: DatasetName) => eventVersion.get(JSON.stringify([d.namespace, d.name])) ?? null;
     for (const output of event.outputs) {
       const targetId = datasetArtifactId(outputVersion(output, run.runId));
       if (output.fields) addColumns(targetId, output.fields);
@@ -513,6 +565,7 @@ async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: rea
         ...output.columnLineage.dataset.map((d) => ({ d, targetField: null })),
       ];
       for (const { d, targetField } of dependencies) {
+        await slice();
         const sourceId = inputOf({ namespace: d.namespace, name: d.name, version: versionInEvent(d) });
         for (const t of d.transformations) {
           edges.push({ sourceId, sourceField: d.field, targetId, targetField, runId: run.runId, type: t.type, subtype: t.subtype, description: t.description, masking: t.masking, createdAt: state.instant });
@@ -531,10 +584,40 @@ async function recordColumns(tx: DbTx, events: readonly ParsedEvent[], runs: rea
   noteUnitWrites(tx, { subjects });
 }
 
+/**
+ * A run whose events declared a privacy cost (provgraph_privacyCost) is a release: the unit's
+ * finisher debits the budgets of the protected datasets it reads (src/services/privacy), from every
+ * input its events reported so far — those a later event adds are debited then.
+ */
+function noteReleases(tx: DbTx, runs: readonly RunPlan[], actor: RecordingActor): void {
+  const releases = runs.flatMap((run) => {
+    const last = run.states[run.states.length - 1];
+    const cost = last.fold.privacyCost;
+    if (!cost) return [];
+    const outputs = new Set(last.outputs.map((o) => o.id as string));
+    return [{ runId: run.runId as string, cost, inputIds: [...new Set(last.inputs.map((i) => i.id as string))].filter((id) => !outputs.has(id)), principal: actor, at: { pointer: `/run/facets/${PRIVACY_COST_FACET}` } }];
+  });
+  if (releases.length > 0) noteUnitWrites(tx, { privacyReleases: releases });
+}
+
+/**
+ * A run whose job declared a purpose (provgraph_purpose) is checked, at the end of the unit, against
+ * the tags on every input its events reported so far (src/services/compliance refuses it whole).
+ */
+function noteRunPurposes(tx: DbTx, runs: readonly RunPlan[], actor: RecordingActor): void {
+  const declared = runs.flatMap((run) => {
+    const last = run.states[run.states.length - 1];
+    const outputs = new Set(last.outputs.map((o) => o.id as string));
+    // Every purpose its events declared: a second one is refused as a change (PURPOSE_CHANGED), whatever order the events fold in.
+    return last.fold.purposes.map((purpose) => ({ runId: run.runId as string, purpose, inputIds: [...new Set(last.inputs.map((i) => i.id as string))].filter((id) => !outputs.has(id)), principal: actor, at: { pointer: `/job/facets/${PURPOSE_FACET}/purpose` } }));
+  });
+  if (declared.length > 0) noteUnitWrites(tx, { runPurposes: declared });
+}
+
 /** Tag values that say the tag does not apply (dbt meta `contains_pii: false` arrives as value "false"). */
 const NOT_APPLYING = new Set(["false", "no", "0", "", "none", "null"]);
 
-const EVENT_COLUMNS = ["eventKey", "kind", "eventType", "eventTime", "runId", "jobNamespace", "jobName", "datasetNamespace", "datasetName", "producer", "body", "facts", "receivedAt"];
+const EVENT_COLUMNS = ["eventKey", "kind", "eventType", "eventTime", "runId", "jobNamespace", "jobName", "datasetNamespace", "datasetName", "producer", "body", "facts", "warnings", "receivedAt"];
 
 function eventRow(event: ParsedEvent, at: Date): unknown[] {
   const run = event.kind === "RUN" ? event : null;
@@ -553,6 +636,7 @@ function eventRow(event: ParsedEvent, at: Date): unknown[] {
     event.producer,
     event.body,
     run ? canonicalJson(run.facts) : "{}",
+    event.warnings.length > 0 ? JSON.stringify(event.warnings) : null,
     at,
   ];
 }

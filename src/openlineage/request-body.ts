@@ -1,10 +1,8 @@
-import { promisify } from "node:util";
-import zlib from "node:zlib";
+import { BodyBoundError, BodyEncodingError, readBoundedBody } from "../http/bounded-body";
+import { REQUEST_LIMITS } from "../limits/request-limits";
 import { LineageBodyError } from "./errors";
 import type { ReceivedEvent } from "./ingestor";
 import { OPENLINEAGE_LIMITS } from "./limits";
-
-const gunzip = promisify(zlib.gunzip);
 
 /** Events a request carries: one (a JSON object), or a batch (a JSON array, or NDJSON lines). */
 export interface LineageRequestBody {
@@ -19,7 +17,8 @@ const NDJSON_TYPES = ["application/x-ndjson", "application/ndjson", "application
  * Reads an OpenLineage request body as OpenLineage's HTTP transport sends it: JSON, optionally
  * `Content-Encoding: gzip`. Sizes are capped while reading, never after: a body (as sent, and once
  * inflated) over the batch limit is refused (413) as soon as the limit is passed, so a gzip bomb
- * stops inflating there; a single event over the per-event limit likewise.
+ * stops inflating there; a single event over the per-event limit likewise. JSON nesting deeper than
+ * maxBodyNesting is refused (400 JSON_TOO_DEEP) the same way, before anything is parsed.
  */
 export async function readLineageBody(request: Request): Promise<LineageRequestBody> {
   const { maxBatchBytes, maxEventBytes, maxBatchEvents } = OPENLINEAGE_LIMITS;
@@ -29,16 +28,16 @@ export async function readLineageBody(request: Request): Promise<LineageRequestB
   }
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBatchBytes) throw tooLarge(declared, maxBatchBytes);
-  let bytes = await readCapped(request, maxBatchBytes);
-  if (encoding === "gzip" || encoding === "x-gzip") {
-    try {
-      bytes = await gunzip(bytes, { maxOutputLength: maxBatchBytes });
-    } catch (error) {
-      if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || error instanceof RangeError) {
-        throw new LineageBodyError("PAYLOAD_TOO_LARGE", 413, `the gzip body inflates to more than ${maxBatchBytes} bytes; at most ${maxBatchBytes} are accepted`, { limit: maxBatchBytes });
-      }
-      throw new LineageBodyError("INVALID_GZIP", 400, `the body is declared gzip-compressed but does not inflate: ${(error as Error).message}`);
-    }
+  const gzip = encoding === "gzip" || encoding === "x-gzip";
+  let bytes: Buffer;
+  try {
+    // Size (as sent and once inflated) and JSON nesting are checked on the raw bytes as they arrive, before anything is parsed.
+    bytes = await readBoundedBody(request, { maxBytes: maxBatchBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting }, { gzip });
+  } catch (error) {
+    if (error instanceof BodyEncodingError) throw new LineageBodyError("INVALID_GZIP", 400, error.message);
+    if (!(error instanceof BodyBoundError)) throw error;
+    if (error.code === "JSON_TOO_DEEP") throw new LineageBodyError("JSON_TOO_DEEP", 400, error.message, error.details);
+    throw new LineageBodyError("PAYLOAD_TOO_LARGE", 413, gzip ? `the gzip body inflates to more than ${maxBatchBytes} bytes; at most ${maxBatchBytes} are accepted` : error.message, { limit: maxBatchBytes });
   }
   if (bytes.length === 0) throw new LineageBodyError("EMPTY_BODY", 400, "the body is empty; send one OpenLineage event as JSON (or a batch: a JSON array or NDJSON)");
   let text: string;
@@ -81,23 +80,4 @@ export async function readLineageBody(request: Request): Promise<LineageRequestB
 
 function tooLarge(found: number, limit: number): LineageBodyError {
   return new LineageBodyError("PAYLOAD_TOO_LARGE", 413, `the body is ${found} bytes; at most ${limit} are accepted`, { limit, found });
-}
-
-/** The body's bytes, reading no further than `limit` (a longer body is refused as soon as it passes it). */
-async function readCapped(request: Request, limit: number): Promise<Buffer> {
-  if (!request.body) return Buffer.alloc(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(total, limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }

@@ -2,9 +2,11 @@ import type { Plugin } from "graphql-yoga";
 import { requestIdOf } from "../http/request-log";
 import { DATABASE_RETRY_AFTER_SECONDS, DatabaseOutageError, databaseOutageOf } from "../services/errors";
 import type { Logger } from "../logger";
+import type { RecordingActor } from "../services/recording";
 import { LineageBodyError } from "./errors";
 import type { EventError, EventResult, OpenLineageIngestor, ReceivedEvent } from "./ingestor";
 import { readLineageBody } from "./request-body";
+import { markCpuPhase } from "../cpu-phases";
 
 /** Where OpenLineage's HTTP transport posts (its default endpoint), and the batch form. */
 export const LINEAGE_PATH = "/api/v1/lineage";
@@ -30,6 +32,8 @@ export function httpStatusOf(error: EventError): number {
       return 500;
     case "DATABASE_UNAVAILABLE":
       return 503; // retryable: with Retry-After
+    case "PURPOSE_NOT_GRANTED":
+      return 403; // the token carries no purpose:<NAME> for the purpose the run declares
     case "OPERATION_DECLARATION":
       return 409; // the job's operation name+version is registered with another declaration
     case "INVALID_EVENT":
@@ -53,6 +57,7 @@ export function useOpenLineageRoutes(
   logger: Logger,
   authorize: AuthorizeLineageRequest = allowEveryRequest,
   recorded?: LineageRequestRecorded,
+  actorOf: (request: Request) => RecordingActor | undefined = () => undefined,
 ): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
@@ -69,6 +74,7 @@ export function useOpenLineageRoutes(
         return;
       }
       let body;
+      markCpuPhase("http");
       try {
         body = await readLineageBody(request);
       } catch (error) {
@@ -86,7 +92,9 @@ export function useOpenLineageRoutes(
       });
       let ingested: EventResult[];
       try {
-        ingested = await ingestor.ingest(received, requestId);
+        markCpuPhase("core");
+        ingested = await ingestor.ingest(received, requestId, actorOf(request));
+        markCpuPhase("response");
       } catch (error) {
         if (!databaseOutageOf(error)) throw error;
         endResponse(unavailable(fetchAPI.Response));
@@ -99,7 +107,7 @@ export function useOpenLineageRoutes(
         const reason = unparsable.get(index);
         results.push(
           reason !== undefined
-            ? { index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error: { code: "INVALID_JSON", message: reason, pointer: null, reason, details: {} } }
+            ? { index, status: "REFUSED", kind: null, runId: null, executionStatus: null, error: { code: "INVALID_JSON", message: reason, pointer: null, reason, details: {} }, warnings: [] }
             : { ...ingested[next++], index },
         );
       }
@@ -135,8 +143,11 @@ export function useOpenLineageRoutes(
   };
 }
 
+/** What of a refusal's details an answer carries: limits, a privacy refusal's dataset and amounts, a purpose refusal's purpose, tag and column. */
+const PRESENTED_DETAILS = ["limit", "found", "rule", "retryable", "retryAfterSeconds", "dataset", "namespace", "name", "remainingEpsilon", "askedEpsilon", "remainingDelta", "askedDelta", "perReleaseEpsilon", "runId", "purpose", "tag", "allowedPurposes", "artifactId", "column"];
+
 function presentError(error: EventError) {
-  return { code: error.code, message: error.message, pointer: error.pointer, reason: error.reason, ...pick(error.details, ["limit", "found", "rule", "retryable", "retryAfterSeconds"]) };
+  return { code: error.code, message: error.message, pointer: error.pointer, reason: error.reason, ...pick(error.details, PRESENTED_DETAILS) };
 }
 
 /** The answer when nothing could be tried: the database is unavailable. */
@@ -153,6 +164,7 @@ function presentResult(result: EventResult) {
     ...(result.runId ? { runId: result.runId } : {}),
     ...(result.executionStatus ? { executionStatus: result.executionStatus } : {}),
     ...(result.error ? { error: presentError(result.error) } : {}),
+    ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
   };
 }
 

@@ -26,8 +26,8 @@ export interface FoldedOutput extends DatasetMention {
  *    came, else STARTED (START, OTHER and no lifecycle event at all);
  *  - startedAt: the earliest START's eventTime; endedAt: the deciding terminal event's eventTime;
  *  - failure: the errorMessage facet of the latest event carrying one, when the run FAILED or ABORTED;
- *  - params, code version, image digest, determinism, agent, parent: each from the latest event (by
- *    eventTime) reporting it, params merged facet by facet;
+ *  - params, code version, image digest, determinism, privacy cost, agent, parent: each from the
+ *    latest event (by eventTime) reporting it, params merged facet by facet;
  *  - inputs and outputs: every dataset (version) any event reported, in order of eventTime;
  *    an output's column sources: the union of the datasets its column lineage names in any event.
  * Events at the same eventTime are taken in eventKey order.
@@ -42,6 +42,10 @@ export interface RunFold {
   codeVersion: string | null;
   imageDigest: string | null;
   deterministic: boolean | null;
+  /** The privacy cost the run declared (the latest event declaring one): it is a release. */
+  privacyCost: RunFacts["privacyCost"] | null;
+  /** The purposes the run's events declared (provgraph_purpose), distinct, in the order of its events: one, or none; more is a change the recording refuses. */
+  purposes: string[];
   agent: string | null;
   parent: { runId: RunId; job: DatasetName } | null;
   inputs: DatasetMention[];
@@ -68,6 +72,8 @@ export function foldRun(stored: readonly StoredRunFacts[]): RunFold {
   let codeVersion: string | null = null;
   let imageDigest: string | null = null;
   let deterministic: boolean | null = null;
+  let privacyCost: RunFold["privacyCost"] = null;
+  const purposes: string[] = [];
   let agent: string | null = null;
   let parent: RunFold["parent"] = null;
   const inputs = new Map<string, DatasetMention>();
@@ -84,6 +90,8 @@ export function foldRun(stored: readonly StoredRunFacts[]): RunFold {
     codeVersion = facts.codeVersion ?? codeVersion;
     imageDigest = facts.imageDigest ?? imageDigest;
     deterministic = facts.deterministic ?? deterministic;
+    privacyCost = facts.privacyCost ?? privacyCost;
+    if (facts.purpose && !purposes.includes(facts.purpose)) purposes.push(facts.purpose);
     agent = facts.agent ?? agent;
     parent = facts.parent ?? parent;
     for (const input of facts.inputs) if (!inputs.has(datasetKey(input))) inputs.set(datasetKey(input), { namespace: input.namespace, name: input.name, version: input.version });
@@ -110,6 +118,8 @@ export function foldRun(stored: readonly StoredRunFacts[]): RunFold {
     codeVersion,
     imageDigest,
     deterministic,
+    privacyCost,
+    purposes,
     agent,
     parent,
     inputs: [...inputs.values()],

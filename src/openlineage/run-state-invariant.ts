@@ -35,6 +35,7 @@ function differences(fold: RunFold, execution: ExecutionRow, run: RunRow): [stri
 /** The violations of these runs (their OpenLineage rows given), reading their executions and events. */
 async function examine(db: Db, runs: readonly RunRow[]): Promise<Violation[]> {
   const runIds = runs.map((r) => r.runId);
+  // bounded: a page of RUNS_PER_PAGE runs (or the suspects among them).
   const [executions, events] = await Promise.all([
     db.execution.findMany({ where: { runId: { in: runIds } } }),
     db.openLineageEvent.findMany({ where: { runId: { in: runIds }, kind: "RUN" }, select: { runId: true, eventKey: true, facts: true } }),
@@ -80,6 +81,7 @@ export const openLineageRunState: Invariant = {
       if (runs.length === 0) break;
       checked += runs.length;
       const suspects = [...new Set((await examine(db, runs)).map((v) => v.subject))];
+      // bounded: suspects are runs of this page.
       if (suspects.length > 0) for (const violation of await examine(db, await db.openLineageRun.findMany({ where: { runId: { in: suspects } } }))) found.add(violation);
       after = runs[runs.length - 1].runId;
       if (runs.length < RUNS_PER_PAGE) break;

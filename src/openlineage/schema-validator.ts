@@ -10,6 +10,29 @@ export interface SchemaViolation {
   reason: string;
 }
 
+/**
+ * Something an accepted event holds that the schema's letter refuses, stored with the event and
+ * shown on it (docs/openlineage.md, "Warnings"): a value that does not match its `format` (Spark's
+ * `dataSource.uri: "file"`, dbt's `"bigquery"`, a `sourceCodeLocation.url` that is no URI).
+ */
+export interface EventWarning {
+  code: "FORMAT";
+  pointer: string;
+  reason: string;
+}
+
+/** What checking an event found: the violation that refuses it (null: it is accepted), and its warnings. */
+export interface SchemaCheck {
+  violation: SchemaViolation | null;
+  warnings: EventWarning[];
+}
+
+/**
+ * Formats provgraph itself reads, which stay strict: the event's time, its runId and its parent's
+ * (an execution's id and parent are made from them). Any other `format` is a warning.
+ */
+const STRICT_FORMATS = new Set(["/eventTime", "/run/runId", "/run/facets/parent/run/runId", "/run/facets/parent/root/run/runId"]);
+
 /** The core schema's facet kinds, and where in an event facets of each kind sit. */
 const FACET_KINDS = ["RunFacet", "JobFacet", "DatasetFacet", "InputDatasetFacet", "OutputDatasetFacet"] as const;
 type FacetKind = (typeof FACET_KINDS)[number];
@@ -45,17 +68,36 @@ export class OpenLineageSchema {
 
   /** null when the event is valid (with the documented tolerances), else the first violation found. */
   validate(event: unknown): SchemaViolation | null {
+    return this.check(event).violation;
+  }
+
+  /** The violation that refuses the event (null: accepted, with the documented tolerances), and its warnings. */
+  check(event: unknown): SchemaCheck {
     if (typeof event !== "object" || event === null || Array.isArray(event)) {
-      return { pointer: "", reason: `must be an object (a RunEvent, JobEvent or DatasetEvent), got ${Array.isArray(event) ? "an array" : event === null ? "null" : typeof event}` };
+      return { violation: { pointer: "", reason: `must be an object (a RunEvent, JobEvent or DatasetEvent), got ${Array.isArray(event) ? "an array" : event === null ? "null" : typeof event}` }, warnings: [] };
     }
     const copy = tolerantCopy(event as Record<string, unknown>);
     const kind = eventKindOf(copy);
-    const validateKind = this.kinds[kind];
-    if (!validateKind(copy)) return violationOf(validateKind.errors ?? []);
-    const other = (Object.keys(this.kinds) as EventKind[]).find((k) => k !== kind && this.kinds[k](copy));
-    if (other === undefined) return null;
+    const checked = this.checkAs(kind, copy);
+    if (checked.violation) return checked;
+    const other = (Object.keys(this.kinds) as EventKind[]).find((k) => k !== kind && this.checkAs(k, copy).violation === null);
+    if (other === undefined) return checked;
     // oneOf: valid as two kinds is no event (a job and a dataset, no run, is a JobEvent and a DatasetEvent).
-    return { pointer: "", reason: `is both a ${kind} and a ${other}; an event has a run (RunEvent), a job without a run (JobEvent) or a dataset without a job or run (DatasetEvent)` };
+    return { violation: { pointer: "", reason: `is both a ${kind} and a ${other}; an event has a run (RunEvent), a job without a run (JobEvent) or a dataset without a job or run (DatasetEvent)` }, warnings: [] };
+  }
+
+  /** The validators report every error (allErrors): a `format` one outside STRICT_FORMATS is a warning, any other refuses. */
+  private checkAs(kind: EventKind, copy: Record<string, unknown>): SchemaCheck {
+    const validateKind = this.kinds[kind];
+    if (validateKind(copy)) return { violation: null, warnings: [] };
+    const errors = validateKind.errors ?? [];
+    const isWarning = (e: ErrorObject) => e.keyword === "format" && !STRICT_FORMATS.has(e.instancePath);
+    const refusing = errors.filter((e) => !isWarning(e));
+    if (refusing.length > 0) return { violation: violationOf(refusing), warnings: [] };
+    // Each place once, in the order found (a facet checked under two kinds of container reports once).
+    const seen = new Set<string>();
+    const warnings = errors.flatMap((e) => (seen.has(e.instancePath) || !seen.add(e.instancePath) ? [] : [{ code: "FORMAT" as const, pointer: e.instancePath, reason: `must match format "${(e.params as { format: string }).format}"` }]));
+    return { violation: null, warnings };
   }
 }
 
@@ -76,7 +118,8 @@ export function compileValidators(options: { source?: boolean } = {}): { ajv: Aj
   const { default: Ajv } = require("ajv/dist/2020") as typeof import("ajv/dist/2020");
   const { default: addFormats } = require("ajv-formats") as typeof import("ajv-formats");
   const { EVENT_SCHEMA, FACET_SCHEMAS } = require("./spec") as typeof import("./spec");
-  const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: false, code: { source: options.source ?? false } });
+  // allErrors: a value that breaks only its format must not hide (or stand for) an error that refuses the event.
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { source: options.source ?? false } });
   addFormats(ajv);
   ajv.addSchema(EVENT_SCHEMA);
   for (const schema of FACET_SCHEMAS) ajv.addSchema(schema);

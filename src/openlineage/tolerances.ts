@@ -1,10 +1,11 @@
-import { withZone } from "./event-time";
+import { epochMillisOf, withZone } from "./event-time";
 
 /**
  * What real producers send that the 2-0-x schema, read literally, refuses — and provgraph accepts.
  * Each is filled in a copy used only for the schema check (the event is stored exactly as sent, and
  * nothing is derived from the filled values):
- *  - eventTime without a zone: read as UTC (a "Z" is added for the check);
+ *  - eventTime without a zone: read as UTC (a "Z" is added for the check); eventTime as epoch
+ *    milliseconds (an integer, or a string of one): that instant (its ISO form for the check);
  *  - a missing schemaURL: the 2-0-2 URL of the event's kind;
  *  - a facet without `_producer` / `_schemaURL` (hand-written and test events omit them): the
  *    event's producer and provgraph's marker URN.
@@ -26,8 +27,16 @@ const UNKNOWN_PRODUCER = "urn:provgraph:openlineage:producer-unspecified";
 
 const FACET_CONTAINERS = new Set(["facets", "inputFacets", "outputFacets"]);
 
-/** The kind an event claims to be, by its shape: a run makes a RunEvent, a dataset without one a DatasetEvent. */
+/**
+ * The kind an event claims to be: the one its schemaURL names (…#/definitions/JobEvent,
+ * …#/$defs/DatasetEvent: the last segment of its path, as Marquez decides), else by its shape: a run
+ * (or an eventType) makes a RunEvent, a dataset without a job a DatasetEvent, else a JobEvent.
+ */
 export function eventKindOf(event: Record<string, unknown>): EventKind {
+  if (typeof event.schemaURL === "string") {
+    const named = event.schemaURL.slice(event.schemaURL.lastIndexOf("/") + 1);
+    if (named in SCHEMA_URLS) return named as EventKind;
+  }
   if ("run" in event || "eventType" in event) return "RunEvent";
   if ("dataset" in event && !("job" in event)) return "DatasetEvent";
   return "JobEvent";
@@ -42,10 +51,12 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * case: no copy), else a copy with the gaps filled. `event` is not modified.
  */
 export function tolerantCopy(event: Record<string, unknown>): Record<string, unknown> {
-  const zoned = typeof event.eventTime !== "string" || withZone(event.eventTime) === event.eventTime;
+  const millis = epochMillisOf(event.eventTime);
+  const zoned = millis === undefined && (typeof event.eventTime !== "string" || withZone(event.eventTime) === event.eventTime);
   if (zoned && event.schemaURL !== undefined && !hasFacetGaps(event)) return event;
   const copy = structuredClone(event);
-  if (typeof copy.eventTime === "string") copy.eventTime = withZone(copy.eventTime);
+  if (millis !== undefined) copy.eventTime = new Date(millis).toISOString();
+  else if (typeof copy.eventTime === "string") copy.eventTime = withZone(copy.eventTime);
   if (copy.schemaURL === undefined) copy.schemaURL = SCHEMA_URLS[eventKindOf(copy)];
   const producer = typeof copy.producer === "string" ? copy.producer : UNKNOWN_PRODUCER;
   forEachFacet(copy, (facet) => {

@@ -5,6 +5,7 @@ import type { ArtifactId } from "../services/ids";
 import type { ArtifactRecord, DatasetRef } from "../services/records";
 import { ExecutionRef } from "./execution";
 import { artifactIdArg } from "./id-args";
+import { artifactSubject } from "./policy-subjects";
 
 export const DatasetRefObject = builder.objectRef<DatasetRef>("Dataset").implement({
   description: "The dataset an artifact is a version of (OpenLineage namespace and name).",
@@ -32,7 +33,7 @@ ArtifactRef.implement({
       type: "JSON",
       nullable: true,
       // Policy tags guard it (src/schema/policy.ts): null without the clearance for each tag the artifact holds as a whole.
-      redactBy: (a) => ({ kind: "ARTIFACT", artifactId: a.id }),
+      redactBy: (a) => artifactSubject(a),
       description: "As its producer reported it. Null without the clearance for each policy tag the artifact holds as a whole (see `redacted`).",
     }),
     dataset: t.field({ type: DatasetRefObject, nullable: true, resolve: (artifact) => artifact.dataset }),

@@ -1,27 +1,35 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
-import { NotFoundError } from "../services/errors";
 import type { ArtifactId, RunId } from "../services/ids";
 import {
   COLUMN_EDGE_TYPES,
-  type ColumnClosure,
   type ColumnClosureNode,
   type ColumnEdgeRecord,
+  type ColumnProvJsonDocument,
   type ColumnRef,
   type ColumnView,
   columnKey,
   COVERAGE_THRESHOLD,
+  type DatasetColumnLineage,
+  DEFAULT_COLUMN_CLOSURE_NODES,
   DEFAULT_COVERAGE_ITEMS,
+  MAX_COLUMN_CLOSURE_NODES,
   type LineageCoverage,
   MAX_COVERAGE_ITEMS,
   type OpaqueNode,
   type UnresolvedColumn,
 } from "../services/columns";
+import { formatCount } from "../limits";
 import { ArtifactRef } from "./artifact";
 import { builder } from "./builder";
+import { RedactionObject } from "./redactions";
 import type { GraphQLContext } from "./context";
 import { ExecutionRef } from "./execution";
+import { heavyRead } from "./heavy-read";
 import { LineageDirectionEnum } from "./lineage";
+import { selectedFieldNames } from "./selection";
+import { columnEdgeSubject, columnSubject } from "./policy-subjects";
+import { redactedFields, redactionsOf, withheld } from "../auth/pothos";
 
 /**
  * Column-level lineage: column edges (input dataset version + field → output dataset version +
@@ -53,12 +61,18 @@ export const ColumnEdgeObject = builder.objectRef<ColumnEdgeRecord>("ColumnEdge"
     target: t.field({ type: ColumnRefObject, description: "field null: a dataset-wide dependency, shaping every column of the target.", resolve: (e) => ({ artifactId: e.targetId, field: e.targetField }) }),
     type: t.field({ type: ColumnEdgeTypeEnum, resolve: (e) => e.type }),
     subtype: t.exposeString("subtype", { nullable: true, description: "IDENTITY, TRANSFORMATION, AGGREGATION, FILTER, JOIN, GROUP_BY, SORT, WINDOW, CONDITIONAL, … as reported." }),
-    description: t.exposeString("description", { nullable: true }),
+    description: t.exposeString("description", {
+      nullable: true,
+      redactBy: (e) => columnEdgeSubject(e),
+      description: "The transformation as reported (often the expression itself). Null without the clearance for each policy tag of the column it reads and the column it writes (see `redacted`).",
+    }),
     masking: t.exposeBoolean("masking", { description: "The transformation masks the input (e.g. a hash)." }),
     datasetWide: t.boolean({ description: "From the facet's `dataset` list: the input shapes the whole output.", resolve: (e) => e.targetField === null }),
     runId: t.id({ resolve: (e) => e.runId }),
     run: t.field({ type: ExecutionRef, resolve: (e) => e.runId }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
+    redacted: t.stringList({ description: "The fields of this edge redacted for you (description).", resolve: (e, args, ctx) => redactedFields("ColumnEdge")(e, args, ctx) }),
+    redactions: t.field({ type: [RedactionObject], description: "What `redacted` lists, each field with why: the tags that withhold it and, for each, the clearance or the purpose you lack.", resolve: (e, args, ctx) => redactionsOf("ColumnEdge")(e, args, ctx) }),
   }),
 });
 
@@ -81,7 +95,7 @@ export const ColumnObject = builder.objectRef<ColumnView>("Column").implement({
     description: t.exposeString("description", {
       nullable: true,
       // Policy tags guard it (src/schema/policy.ts): null without the clearance for each of the column's tags.
-      redactBy: (c) => ({ kind: "COLUMN", artifactId: c.artifactId, field: c.field }),
+      redactBy: (c) => columnSubject(c),
       description: "As its schema described it. Null without the clearance for each of the column's policy tags (see `redacted`).",
     }),
     artifact: t.field({ type: ArtifactRef, resolve: (c) => c.artifactId }),
@@ -115,7 +129,7 @@ const ColumnLineageNodeObject = builder.objectRef<ColumnClosureNode>("ColumnLine
   }),
 });
 
-const ColumnLineageObject = builder.objectRef<ColumnClosure>("ColumnLineage").implement({
+const ColumnLineageObject = builder.objectRef<DatasetColumnLineage>("ColumnLineage").implement({
   description: "Transitive column lineage from one column, nearest first.",
   fields: (t) => ({
     root: t.field({ type: ColumnRefObject, resolve: (c) => c.root }),
@@ -126,10 +140,27 @@ const ColumnLineageObject = builder.objectRef<ColumnClosure>("ColumnLineage").im
     provJson: t.field({
       type: "JSON",
       description: "The same closure as W3C PROV-JSON: columns as entities (members of their dataset version's entity), edges as wasDerivedFrom with their run and type.",
-      resolve: (c, _args, ctx) => ctx.services.columns.provJson.export(c),
+      resolve: async (c, _args, ctx) => withholdEdgeDescriptions(ctx, c.provJson ?? (await ctx.services.columns.provJson.export(c)), c.edges),
     }),
   }),
 });
+
+/**
+ * A column closure's PROV-JSON as the viewer may see it: the description of each derivation whose
+ * edge the redaction rule withholds is left out, and the derivation says so (`provgraph:redacted`).
+ * Derivations are numbered in the closure's edge order (ColumnProvJsonExporter).
+ */
+async function withholdEdgeDescriptions(ctx: GraphQLContext, doc: ColumnProvJsonDocument, edges: readonly ColumnEdgeRecord[]): Promise<ColumnProvJsonDocument> {
+  const described = edges.map((edge, i) => ({ edge, key: `_:columnDerivation${i + 1}` })).filter(({ edge }) => edge.description !== null);
+  const hidden = await withheld(ctx, described.map(({ edge }) => columnEdgeSubject(edge)));
+  described.forEach(({ key }, i) => {
+    const derivation = doc.wasDerivedFrom[key];
+    if (!hidden[i] || !derivation) return;
+    delete derivation["provgraph:description"];
+    derivation["provgraph:redacted"] = ["provgraph:description"];
+  });
+  return doc;
+}
 
 builder.queryField("columnLineage", (t) =>
   t.field({
@@ -140,23 +171,20 @@ builder.queryField("columnLineage", (t) =>
     args: {
       namespace: t.arg.string({ required: true }),
       name: t.arg.string({ required: true }),
-      version: t.arg.string({ description: "A dataset version (the `version` facet's value, or the producing run's id); default the newest recorded." }),
+      version: t.arg.string({ description: "A dataset version (the `version` facet's value, or the producing run's id: `run_<uuid>` or the bare OpenLineage runId); default the newest recorded." }),
       field: t.arg.string({ required: true }),
       direction: t.arg({ type: LineageDirectionEnum, defaultValue: "UPSTREAM" }),
       maxDepth: t.arg.int({ description: "Hops to follow; null = fully transitive, 0 = the root alone." }),
       types: t.arg({ type: [ColumnEdgeTypeEnum], description: "Follow only edges of these types (default both)." }),
-      first: t.arg.int({ description: "Most columns to return besides the root, nearest first: default 10,000, at most 50,000 (above is PAGE_SIZE)." }),
+      first: t.arg.int({ description: `Most columns to return besides the root, nearest first: default ${formatCount(DEFAULT_COLUMN_CLOSURE_NODES)}, at most ${formatCount(MAX_COLUMN_CLOSURE_NODES)} (above is PAGE_SIZE); \`truncated\` says when there is more.` }),
     },
-    resolve: async (_root, args, ctx) => {
-      const version = await ctx.services.columns.datasets.version(args.namespace, args.name, args.version);
-      if (!version) {
-        if (args.version != null && (await ctx.services.columns.datasets.version(args.namespace, args.name))) throw new NotFoundError("dataset version", `${args.namespace}/${args.name}@${args.version}`, "version");
-        throw new NotFoundError("dataset", `${args.namespace}/${args.name}`, "name");
-      }
-      const [columns] = await ctx.services.columns.columns.columnsOf([version.id]);
-      if (!columns.some((c) => c.field === args.field)) throw new NotFoundError("column", `${args.field} of ${args.namespace}/${args.name}@${version.dataset?.version}`, "field");
-      return ctx.services.columns.closures.closure({ root: { artifactId: version.id, field: args.field }, direction: args.direction ?? "UPSTREAM", maxDepth: args.maxDepth, types: args.types, first: args.first });
-    },
+    resolve: (_root, args, ctx, info) =>
+      heavyRead(
+        ctx,
+        "columnLineage",
+        { namespace: args.namespace, name: args.name, version: args.version, field: args.field, direction: args.direction ?? "UPSTREAM", maxDepth: args.maxDepth, types: args.types, first: args.first, withProvJson: selectedFieldNames(info, []).has("provJson") },
+        { shared: true },
+      ),
   }),
 );
 

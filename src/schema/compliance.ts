@@ -15,16 +15,27 @@ import {
   type EvidenceRun,
   type EvidenceVerification,
   type EvidenceViolation,
+  evidenceTooLarge,
+  type EvidenceQuery,
+  type ServedEvidencePackage,
+  type DocumentSignature,
+  type SignatureCheck,
 } from "../services/compliance";
 import { InvalidArgumentError } from "../services/errors";
 import { isIdOfKind } from "../services/ids";
 import { unsafeTextReason } from "../services/safe-text";
 import { ArtifactRef, DatasetRefObject } from "./artifact";
 import { builder } from "./builder";
+import { RedactionObject } from "./redactions";
 import { resolveKeysetConnection } from "./connection-page";
 import type { GraphQLContext } from "./context";
 import { ExecutionRef, ReplayPinsObject } from "./execution";
+import { evidenceAsViewed, hiddenRuns } from "./evidence-view";
+import { heavyRead } from "./heavy-read";
 import { artifactIdArg } from "./id-args";
+import { runSubject } from "./policy-subjects";
+import { redactedFields, redactionsOf } from "../auth/pothos";
+import { SENSITIVE } from "./sensitive";
 
 /**
  * Compliance on the GraphQL side (translation only): evidence packages and their verification,
@@ -36,6 +47,9 @@ const EvidenceRuleEnum = builder.enumType("EvidenceRule", {
   values: {
     MISSING_INPUT_VERSION: { description: "The run used an input without a version: an unversioned dataset, or an OpenLineage input resolved to the newest known version (no version facet); or it read nothing provgraph holds and names no input versions." },
     MISSING_IMAGE_DIGEST: { description: "The run names no image digest (pins.imageDigest): the same code on another image may compute another number." },
+    IMAGE_NOT_DIGEST: {
+      description: "The run names its image by something other than a content digest — a tag (:latest), an elided digest (sha256:4d7e…9c1): only `sha256:` and 64 hex digits, optionally after `name@`, pins an image.",
+    },
     NON_DETERMINISTIC: { description: "The run is flagged non-deterministic (pins.deterministic false)." },
     DETERMINISM_UNKNOWN: { description: "The run does not say whether it is deterministic (pins.deterministic null): unknown counts as not provable." },
     UNRECORDED_RUN: { description: "An edge of the closure names a run provgraph has no record of: nothing pins it." },
@@ -53,8 +67,32 @@ const EvidenceNodeObject = builder.objectRef<EvidenceNode>("EvidenceNode").imple
     artifactId: t.exposeID("artifactId"),
     artifact: t.field({ type: ArtifactRef, resolve: (n) => n.artifactId }),
     field: t.exposeString("field", { nullable: true, description: "A column of the artifact; null = the artifact itself." }),
+    dataset: t.field({ type: DatasetRefObject, nullable: true, description: "The dataset version it is (or is a column of).", resolve: (n) => n.dataset }),
     depth: t.exposeInt("depth", { description: "Fewest hops from the root." }),
-    opaque: t.exposeBoolean("opaque", { description: "A column no column edge reaches (its run reported no column lineage): the closure goes on from its whole version." }),
+    opaque: t.exposeBoolean("opaque", { description: "An opaque step's output: a column no column edge reaches though a run produced its version (the run reported no column lineage); the closure goes on from its whole version." }),
+    rawSource: t.exposeBoolean("rawSource", { description: "A raw source: nothing recorded produced it (by asOf) — a root of the closure, pinned by its own version." }),
+  }),
+});
+
+export const DocumentSignatureObject = builder.objectRef<DocumentSignature>("DocumentSignature").implement({
+  description:
+    "The server's Ed25519 signature of a filed document: a JWS (RFC 7515, compact) whose payload is the document's exact text. A verifier needs only it and the public key (GET /api/v1/signing-keys); see the docs for openssl and scripts/verify-signature.mjs.",
+  fields: (t) => ({
+    algorithm: t.exposeString("algorithm", { description: "EdDSA (Ed25519)." }),
+    keyId: t.exposeString("keyId", { description: "The signing key's JWK thumbprint (RFC 7638): its `kid` in the key set." }),
+    contentType: t.exposeString("contentType", { description: "What the payload is: provgraph-evidence/2, provgraph-erasure-plan/1." }),
+    jws: t.exposeString("jws", { description: "<header>.<payload>.<signature>, each base64url." }),
+  }),
+});
+
+const SignatureCheckObject = builder.objectRef<SignatureCheck>("SignatureCheck").implement({
+  description: "A signature checked against the server's signing keys (current and previous), offline: no stored record is consulted.",
+  fields: (t) => ({
+    valid: t.exposeBoolean("valid"),
+    keyId: t.exposeString("keyId", { nullable: true }),
+    contentType: t.exposeString("contentType", { nullable: true }),
+    reason: t.exposeString("reason", { nullable: true, description: "Why it is not valid (null when it is)." }),
+    payload: t.exposeString("payload", { nullable: true, description: "The signed text." }),
   }),
 });
 
@@ -87,11 +125,18 @@ const EvidenceRunObject = builder.objectRef<EvidenceRun>("EvidenceRun").implemen
   fields: (t) => ({
     runId: t.exposeID("runId"),
     execution: t.field({ type: ExecutionRef, nullable: true, resolve: (r) => (r.operation ? r.runId : null) }),
-    params: t.expose("params", { type: "JSON", nullable: true }),
+    params: t.expose("params", {
+      type: "JSON",
+      nullable: true,
+      redactBy: (r) => runSubject(r),
+      description: "As the run reported them. Null without the clearance for each policy tag held by what the run used or produced (see `redacted`); the document leaves them out the same way.",
+    }),
     pins: t.field({ type: ReplayPinsObject, resolve: (r) => r.pins }),
     inputs: t.field({ type: [EvidenceInputObject], resolve: (r) => r.inputs }),
     produced: t.exposeIDList("produced", { description: "What it produced inside the closure." }),
     violations: t.field({ type: [EvidenceRuleEnum], resolve: (r) => r.violations }),
+    redacted: t.stringList({ description: "The fields of this run redacted for you (params).", resolve: (r, args, ctx) => redactedFields("EvidenceRun")(r, args, ctx) }),
+    redactions: t.field({ type: [RedactionObject], description: "What `redacted` lists, each field with why: the tags that withhold it and, for each, the clearance or the purpose you lack.", resolve: (r, args, ctx) => redactionsOf("EvidenceRun")(r, args, ctx) }),
   }),
 });
 
@@ -114,27 +159,47 @@ const EvidenceRootObject = builder.objectRef<EvidencePackage["root"]>("EvidenceR
   }),
 });
 
-const EvidencePackageObject = builder.objectRef<EvidencePackage>("EvidencePackage").implement({
+/** The package of `query` as the viewer may see it, built off the event loop (three aliases of one package: built once). */
+function viewedPackage(ctx: GraphQLContext, query: EvidenceQuery): Promise<ServedEvidencePackage> {
+  return evidenceAsViewed(ctx, (withheld) => heavyRead(ctx, "evidencePackage", { query, withheld }, { shared: true }), ctx.services.compliance.signer);
+}
+
+/** A list of a package served without its lists (more than RESULT_MAX_NODES entries): RESULT_TOO_LARGE. */
+function whole<T>(pkg: ServedEvidencePackage, field: string, list: T | null): T {
+  if (list === null) throw evidenceTooLarge(pkg, field);
+  return list;
+}
+
+const EvidencePackageObject = builder.objectRef<ServedEvidencePackage>("EvidencePackage").implement({
   description:
     "Seed \"The evidence package\": the backward closure of a figure down to its raw sources, every run in it with its four pins, and the acceptance gate — " +
-    "provable only when no run lacks an input version or an image digest or is (or may be) non-deterministic. `document` is all of it as one canonical JSON document, `sha256` its digest.",
+    "provable only when no run lacks an input version or an image digest or is (or may be) non-deterministic. `document` is all of it as one canonical JSON document, `sha256` its digest. " +
+    "A package of more than RESULT_MAX_NODES entries (nodes, edges, runs and their inputs; default 10,000) answers root, asOf, provable, truncated, violations, sha256 and signature; its nodes, edges, runs and document are RESULT_TOO_LARGE (GET /api/v1/evidence/<artifactId> serves it whole).",
   fields: (t) => ({
     root: t.field({ type: EvidenceRootObject, resolve: (p) => p.root }),
-    asOf: t.expose("asOf", { type: "DateTime", nullable: true, description: "Edges recorded later are left out (null: everything recorded)." }),
+    asOf: t.expose("asOf", { type: "DateTime", nullable: true, description: "As recorded by this instant: edges, inputs, pins and facets recorded later are left out (null: everything recorded)." }),
+    businessDate: t.exposeString("businessDate", { nullable: true, description: "The business date the root version was selected by (YYYY-MM-DD; null: by recording time alone)." }),
     provable: t.exposeBoolean("provable"),
-    violations: t.field({ type: [EvidenceViolationObject], description: "Each run at fault and why, by run id.", resolve: (p) => p.violations }),
-    nodes: t.field({ type: [EvidenceNodeObject], description: "The root and everything it derives from, nearest first.", resolve: (p) => p.nodes }),
-    edges: t.field({ type: [EvidenceEdgeObject], resolve: (p) => p.edges }),
-    runs: t.field({ type: [EvidenceRunObject], description: "Every run that produced an edge of the closure, by run id.", resolve: (p) => p.runs }),
+    violations: t.field({ type: [EvidenceViolationObject], description: "Each run at fault and why, by run id.", resolve: (p) => whole(p, "violations", p.violations) }),
+    nodes: t.field({ type: [EvidenceNodeObject], description: "The root and everything it derives from, nearest first.", resolve: (p) => whole(p, "nodes", p.nodes) }),
+    edges: t.field({ type: [EvidenceEdgeObject], resolve: (p) => whole(p, "edges", p.edges) }),
+    runs: t.field({ type: [EvidenceRunObject], description: "Every run that produced an edge of the closure, by run id.", resolve: (p) => whole(p, "runs", p.runs) }),
     truncated: t.exposeBoolean("truncated"),
-    document: t.field({ type: "JSON", description: "The package as one canonical JSON document (keys sorted): file it; verifyEvidence re-checks it against the store.", resolve: (p) => p.document }),
+    document: t.field({
+      type: "JSON",
+      description:
+        "The package as one canonical JSON document (keys sorted): file it; verifyEvidence re-checks it against the store. The params of runs you have no clearance for are null there, marked `redacted: [\"params\"]`.",
+      resolve: (p) => whole(p, "document", p.document),
+    }),
     sha256: t.exposeString("sha256", { description: "sha256 (hex) of the document's canonical JSON text: what GET /api/v1/evidence/<artifactId> serves, byte for byte." }),
+    signature: t.field({ type: DocumentSignatureObject, nullable: true, description: "The server's signature of the document (null when no signing key is configured).", resolve: (p) => p.signature }),
   }),
 });
 
 const EvidenceVerificationObject = builder.objectRef<EvidenceVerification>("EvidenceVerification").implement({
   fields: (t) => ({
     valid: t.exposeBoolean("valid", { description: "The store still gives exactly this document." }),
+    signature: t.field({ type: SignatureCheckObject, nullable: true, description: "The signature given (jws), checked offline, and that it signs this document; null when none was given.", resolve: (v) => v.signature }),
     documentSha256: t.exposeString("documentSha256", { description: "sha256 of the document given (canonical JSON)." }),
     currentSha256: t.exposeString("currentSha256", { nullable: true, description: "sha256 of the package recomputed now (null: its root is not stored)." }),
     differences: t.exposeStringList("differences", { description: "JSON pointers where the recomputed package differs (at most 50)." }),
@@ -145,28 +210,45 @@ builder.queryFields((t) => ({
   evidencePackage: t.field({
     type: EvidencePackageObject,
     description:
-      "The evidence package of an artifact (`artifactId`; with `field`, of that column of it), or of one column of a dataset (`namespace`, `name`, `field`: its newest version recorded by `asOf`). " +
-      "`asOf` also leaves out edges recorded later. One recursive SQL statement for the closure and the gate.",
+      "The evidence package of an artifact (`artifactId`; with `field`, of that column of it), or of a dataset's version (`namespace`, `name`, and `field` for one column of it: its newest version recorded by `asOf`; " +
+      "with `businessDate`, the newest whose run's business date is that date). `asOf`: as recorded by that instant — edges, inputs, pins and facets recorded later are left out. One recursive SQL statement for the closure and the gate.",
     args: {
       artifactId: t.arg.id(),
       namespace: t.arg.string(),
       name: t.arg.string(),
       field: t.arg.string(),
       asOf: t.arg({ type: "DateTime" }),
+      businessDate: t.arg.string({ description: "YYYY-MM-DD: the newest version a run of that business date produced (its operation's business-date parameter, or OpenLineage's nominalTime facet). With namespace and name." }),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       const byName = args.namespace != null || args.name != null;
-      if ((args.artifactId != null) === byName) throw new InvalidArgumentError(args.artifactId != null ? "namespace" : "artifactId", "give either artifactId (and a field of it, or none), or namespace, name and field");
-      if (args.artifactId != null) return ctx.services.compliance.evidence.package({ artifactId: artifactIdArg("artifactId", args.artifactId), field: args.field, asOf: args.asOf });
-      for (const name of ["namespace", "name", "field"] as const) if (args[name] == null) throw new InvalidArgumentError(name, "namespace, name and field go together");
-      return ctx.services.compliance.evidence.package({ namespace: args.namespace!, name: args.name!, field: args.field!, asOf: args.asOf });
+      if ((args.artifactId != null) === byName) throw new InvalidArgumentError(args.artifactId != null ? "namespace" : "artifactId", "give either artifactId, or namespace and name (each with a field, or none)");
+      if (args.artifactId != null) {
+        if (args.businessDate != null) throw new InvalidArgumentError("businessDate", "selects a version of a dataset: give it with namespace, name and field, not with artifactId");
+        return viewedPackage(ctx, { artifactId: artifactIdArg("artifactId", args.artifactId), field: args.field, asOf: args.asOf });
+      }
+      for (const name of ["namespace", "name"] as const) if (args[name] == null) throw new InvalidArgumentError(name, "namespace and name go together");
+      return viewedPackage(ctx, { namespace: args.namespace!, name: args.name!, field: args.field, asOf: args.asOf, businessDate: args.businessDate });
     },
   }),
   verifyEvidence: t.field({
     type: EvidenceVerificationObject,
-    description: "Recomputes a filed evidence document's package from the store (same root, same asOf) and compares: valid when the store gives exactly the same document.",
-    args: { document: t.arg({ type: "JSON", required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.compliance.evidence.verify(args.document),
+    description:
+      "Recomputes a filed evidence document's package from the store (same root, same asOf) and compares: valid when the store gives exactly the same document as you may see it " +
+      "(the params of runs you have no clearance for left out, as evidencePackage leaves them out). With `jws` (the package's signature), also checks the signature offline and that it signs the document; `document` may then be left out (the JWS carries it).",
+    args: { document: t.arg({ type: "JSON" }), jws: t.arg.string({ description: "The document's signature: EvidencePackage.signature.jws, or GET /api/v1/evidence/<id>?format=jws." }) },
+    resolve: (_root, args, ctx) =>
+      ctx.services.compliance.evidence.verify(args.document, args.jws, {
+        hiddenRuns: (runIds) => hiddenRuns(ctx, runIds),
+        // Recomputing the package and comparing documents of tens of thousands of entries: off the event loop.
+        check: (checkArgs) => heavyRead(ctx, "verifyEvidence", checkArgs),
+      }),
+  }),
+  verifySignature: t.field({
+    type: SignatureCheckObject,
+    description: "Checks a signature the server made (an evidence package's, an erasure plan's) against its signing keys, current and previous: offline, no stored record is consulted.",
+    args: { jws: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.compliance.signer.verify(args.jws),
   }),
 }));
 
@@ -317,6 +399,7 @@ const ErasurePlanObject = builder.objectRef<ErasurePlanRecord>("ErasurePlan").im
     actions: t.field({ type: [ErasureActionObject], description: "One per derived artifact, nearest first.", resolve: (p) => p.actions }),
     tombstone: t.field({ type: TombstoneObject, resolve: (p) => p.tombstone }),
     document: t.field({ type: "JSON", description: "The plan as recorded (canonical JSON).", resolve: (p) => ({ id: p.id, keyHash: p.keyHash, kThreshold: p.kThreshold, createdAt: p.createdAt, roots: p.roots, actions: p.actions, tombstone: p.tombstone }) }),
+    signature: t.field({ type: DocumentSignatureObject, nullable: true, description: "The server's signature of the plan document as recorded (its JWS payload); null when no signing key is configured.", resolve: (p) => p.signature }),
   }),
 });
 
@@ -350,13 +433,16 @@ builder.mutationFields((t) => ({
     description:
       "Plans the erasure of a data subject and records the plan: the forward closure along wasDerivedFrom and column edges (DIRECT and INDIRECT) from every artifact holding the subject, one action per derived artifact (CRYPTO_SHRED, REBUILD, AGGREGATE_OK, ESCALATE) with its 30-day SLA, and the tombstone step. " +
       "The subject key is hashed on arrival (HMAC with the server's secret) and never stored or logged. Needs the admin scope.",
-    args: { subjectKey: t.arg.string({ required: true }), kThreshold: t.arg.int({ defaultValue: 50, description: "The smallest group an aggregate may have to be argued non-personal." }) },
+    args: {
+      subjectKey: t.arg.string({ required: true, extensions: SENSITIVE }),
+      kThreshold: t.arg.int({ defaultValue: 50, extensions: SENSITIVE, description: "The smallest group an aggregate may have to be argued non-personal." }),
+    },
     resolve: (_root, args, ctx) => ctx.services.compliance.erasure.plan(args.subjectKey, args.kThreshold ?? 50, actorOf(ctx)),
   }),
   executeErasure: t.field({
     type: ErasurePlanObject,
     description: "Records the plan as executed and inserts its tombstone (the subject key's keyed hash) on the suppression list: recording or ingesting that subject is refused from now on (SUBJECT_SUPPRESSED). Needs the admin scope.",
-    args: { planId: t.arg.id({ required: true }) },
+    args: { planId: t.arg.id({ required: true, extensions: SENSITIVE }) },
     resolve: (_root, args, ctx) => ctx.services.compliance.erasure.execute(String(args.planId), actorOf(ctx), audited(ctx, String(args.planId))),
   }),
 }));

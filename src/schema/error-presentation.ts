@@ -2,6 +2,7 @@ import { PothosValidationError } from "@pothos/core";
 import { GraphQLError } from "graphql";
 import { createGraphQLError } from "graphql-yoga";
 import { ProvenanceError } from "../../plugins/errors";
+import { cappedText, cappedValue } from "../services/echo-limits";
 import { databaseOutageOf } from "../services/errors";
 
 /**
@@ -18,7 +19,12 @@ import { databaseOutageOf } from "../services/errors";
  * Not a mistake and not a fault: the database being unavailable (DATABASE_UNAVAILABLE, HTTP 503 +
  * Retry-After, however the driver said it).
  */
-export function presentError(error: unknown): GraphQLError {
+export interface PresentationLimits {
+  /** GRAPHQL_MAX_BODY_BYTES: what a body over it is told (Yoga's own limit is set to it). */
+  maxBodyBytes?: number;
+}
+
+export function presentError(error: unknown, limits: PresentationLimits = {}): GraphQLError {
   presented.add(error as object);
   const graphqlError = error instanceof GraphQLError ? error : undefined;
   const original = databaseOutageOf(graphqlError?.originalError ?? error) ?? graphqlError?.originalError ?? error;
@@ -27,12 +33,12 @@ export function presentError(error: unknown): GraphQLError {
     // An error may say how the HTTP response should answer it (auth: 401/403 and WWW-Authenticate);
     // Yoga applies `extensions.http` and never sends it.
     const http = (original as { http?: unknown }).http;
-    return keep(createGraphQLError(original.message, { ...location, extensions: { code: original.code, ...original.details, ...(http ? { http } : {}) } }));
+    return keep(createGraphQLError(cappedText(original.message), { ...location, extensions: { code: original.code, ...cappedValue(original.details), ...(http ? { http } : {}) } }));
   }
   if (original instanceof PothosValidationError) {
-    return keep(createGraphQLError(original.message, { ...location, extensions: { code: "INVALID_ARGUMENT" } }));
+    return keep(createGraphQLError(cappedText(original.message), { ...location, extensions: { code: "INVALID_ARGUMENT" } }));
   }
-  if (graphqlError && isRequestError(graphqlError)) return keep(presentRequestError(graphqlError));
+  if (graphqlError && isRequestError(graphqlError)) return keep(presentRequestError(graphqlError, limits));
   const masked = createGraphQLError("Unexpected error.", { ...location, extensions: { code: "INTERNAL_SERVER_ERROR" } });
   faults.set(masked, original);
   return keep(masked);
@@ -56,9 +62,6 @@ function keep(error: GraphQLError): GraphQLError {
   return error;
 }
 
-/** Messages quote what the caller sent (graphql-js prints an invalid value); a long one is cut. */
-const MAX_MESSAGE_LENGTH = 1_000;
-
 /**
  * An error about the request rather than a field: raised by the parser, a validation rule or a
  * request limit (a GraphQLError of its own), by variable coercion (a GraphQLError wrapping the
@@ -74,11 +77,17 @@ function isRequestError(error: GraphQLError): boolean {
   return cause.originalError === undefined && (cause.nodes?.length ?? 0) > 0 && /^Argument "/.test(cause.message);
 }
 
-function presentRequestError(error: GraphQLError): GraphQLError {
-  const extensions: Record<string, unknown> = { ...error.extensions };
+function presentRequestError(error: GraphQLError, limits: PresentationLimits): GraphQLError {
+  let extensions: Record<string, unknown> = { ...error.extensions };
   let code = typeof extensions.code === "string" ? extensions.code : undefined;
+  let text = error.message;
   const causeCode = error.originalError instanceof GraphQLError ? error.originalError.extensions?.code : undefined;
-  if (code === "BAD_REQUEST") {
+  if (code === "REQUEST_ENTITY_TOO_LARGE") {
+    // Yoga's body limit (set to GRAPHQL_MAX_BODY_BYTES) found a body over it while reading: one limit, one code.
+    code = "PAYLOAD_TOO_LARGE";
+    text = `the body is larger than ${limits.maxBodyBytes === undefined ? "this server accepts" : `${limits.maxBodyBytes} bytes`} (GRAPHQL_MAX_BODY_BYTES)`;
+    extensions = { http: { status: 413 }, ...(limits.maxBodyBytes ? { limit: limits.maxBodyBytes } : {}) };
+  } else if (code === "BAD_REQUEST") {
     // Yoga attaches the JSON parser's message, which quotes the body: a 10 MB bad body would come back whole.
     delete extensions.originalError;
     // GraphQL over HTTP: a body that is not JSON is a 400 whatever the Accept header.
@@ -90,13 +99,15 @@ function presentRequestError(error: GraphQLError): GraphQLError {
     // GraphQL over HTTP: 400 with application/graphql-response+json, 200 with application/json.
     extensions.http = { ...(extensions.http as object), spec: true, status: 400 };
   }
-  const message = error.message.length > MAX_MESSAGE_LENGTH ? `${error.message.slice(0, MAX_MESSAGE_LENGTH)}…` : error.message;
-  if (code === extensions.code && code !== "BAD_REQUEST" && message === error.message) return error;
+  // Messages quote what the caller sent (graphql-js prints an invalid value), as may extensions: cut to ECHO_LIMITS.
+  const message = cappedText(text);
+  const capped = cappedValue(extensions);
+  if (code === extensions.code && code !== "BAD_REQUEST" && message === error.message && capped === extensions) return error;
   return createGraphQLError(message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
-    extensions: { ...extensions, code },
+    extensions: { ...capped, code },
   });
 }

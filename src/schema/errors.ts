@@ -1,11 +1,13 @@
 import { ArtifactValidationError, LineageCompletenessError, LineageIntegrityError, OperationDeclarationError, type ProvenanceError } from "../../plugins/errors";
+import { cappedText, cappedValue } from "../services/echo-limits";
 import { builder } from "./builder";
 
 /** Expected failures of a mutation, returned as members of its result union. */
 export const ErrorInterface = builder.interfaceRef<ProvenanceError>("Error").implement({
   description: "An expected failure: `code` is stable, `message` says what to fix.",
   fields: (t) => ({
-    message: t.exposeString("message"),
+    // What the caller sent may be quoted: cut to ECHO_LIMITS.
+    message: t.string({ resolve: (error) => cappedText(error.message) }),
     code: t.exposeString("code"),
   }),
 });
@@ -25,11 +27,11 @@ for (const [errorClass, description] of violationErrors) {
     isTypeOf: (value) => value instanceof errorClass,
     fields: (t) => ({
       rule: t.exposeString("rule", { description: "The rule broken, e.g. NO_LINEAGE_MAPPING." }),
-      role: t.exposeString("role", { nullable: true, description: "The offending role." }),
-      output: t.exposeString("output", { nullable: true, description: "The offending output (a draft's originalName)." }),
-      outputs: t.exposeStringList("outputs", { description: "Every output the rule failed for." }),
-      candidates: t.exposeStringList("candidates", { description: "What was considered: candidate inputs, declared roles, …" }),
-      step: t.exposeString("step", { nullable: true, description: "recordCompositeExecution: the composite step whose execution broke the rule." }),
+      role: t.string({ nullable: true, description: "The offending role.", resolve: (e) => e.role && cappedText(e.role) }),
+      output: t.string({ nullable: true, description: "The offending output (a draft's originalName).", resolve: (e) => e.output && cappedText(e.output) }),
+      outputs: t.stringList({ description: "Every output the rule failed for.", resolve: (e) => cappedValue(e.outputs) }),
+      candidates: t.stringList({ description: "What was considered: candidate inputs, declared roles, …", resolve: (e) => cappedValue(e.candidates) }),
+      step: t.string({ nullable: true, description: "recordCompositeExecution: the composite step whose execution broke the rule.", resolve: (e) => e.step && cappedText(e.step) }),
     }),
   });
 }

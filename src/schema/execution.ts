@@ -1,7 +1,9 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import { builder } from "./builder";
+import { RedactionObject } from "./redactions";
 import { loadForArgument, loadOrNotFound, NodeInterface, registerNodeLoader } from "./node";
+import type { ExecutionFilter, ExecutionOrder, ExecutionPosition } from "../services/execution-reader";
 import { isIdOfKind, type RunId } from "../services/ids";
 import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type LinkDirection, type ReplayPins } from "../services/records";
 import type { GraphQLContext } from "./context";
@@ -9,6 +11,9 @@ import { ArtifactRef } from "./artifact";
 import { resolveKeysetConnection } from "./connection-page";
 import { runIdArg, specIdArg } from "./id-args";
 import { OperationRef } from "./operation";
+import { listInTurns } from "./list-in-turns";
+import { runSubject } from "./policy-subjects";
+import { redactedFields, redactionsOf } from "../auth/pothos";
 
 export const ExecutionStatusEnum = builder.enumType("ExecutionStatus", { values: EXECUTION_STATUSES });
 
@@ -54,7 +59,13 @@ ExecutionRef.implement({
     specId: t.exposeID("specId", { description: "Same request (operation, version, params, inputs) = same specId." }),
     operation: t.field({ type: OperationRef, resolve: (execution) => execution.operationId }),
     status: t.expose("status", { type: ExecutionStatusEnum }),
-    params: t.expose("params", { type: "JSON", nullable: true }),
+    params: t.expose("params", {
+      type: "JSON",
+      nullable: true,
+      // What ran and how (an OpenLineage run's SQL among it) speaks of the data: guarded by the tags of what the run used or produced.
+      redactBy: (execution) => runSubject(execution),
+      description: "As reported (for an OpenLineage run: its SQL, source code and parameters facets). Null without the clearance for each policy tag held by what the run used or produced (see `redacted`).",
+    }),
     agent: t.exposeString("agent", { nullable: true, description: "Who or what ran it [prov:wasAssociatedWith]." }),
     startedAt: t.expose("startedAt", { type: "DateTime", nullable: true }),
     endedAt: t.expose("endedAt", { type: "DateTime", nullable: true }),
@@ -71,13 +82,18 @@ ExecutionRef.implement({
     inputs: t.field({
       type: [ExecutionArtifactLink],
       description: "Artifacts consumed [prov:used], by role.",
-      resolve: (execution, _args, ctx) => executionLinks(ctx, "CONSUMED").load(execution.runId),
+      resolve: async (execution, _args, ctx) => listInTurns(await executionLinks(ctx, "CONSUMED").load(execution.runId)),
     }),
     outputs: t.field({
       type: [ExecutionArtifactLink],
       description: "Artifacts produced [prov:wasGeneratedBy], by role.",
-      resolve: (execution, _args, ctx) => executionLinks(ctx, "PRODUCED").load(execution.runId),
+      resolve: async (execution, _args, ctx) => listInTurns(await executionLinks(ctx, "PRODUCED").load(execution.runId)),
     }),
+    redacted: t.stringList({
+      description: "The fields of this execution redacted for you (params, failure): what it used or produced holds a tag you have no clearance:<TAG> scope for, or one whose purposes your request does not state (see `redactions`).",
+      resolve: (execution, args, ctx) => redactedFields("Execution")(execution, args, ctx),
+    }),
+    redactions: t.field({ type: [RedactionObject], description: "What `redacted` lists, each field with why: the tags that withhold it and, for each, the clearance or the purpose you lack.", resolve: (execution, args, ctx) => redactionsOf("Execution")(execution, args, ctx) }),
   }),
 });
 
@@ -85,11 +101,40 @@ ExecutionRef.implement({
 const ExecutionFilterInput = builder.inputType("ExecutionFilter", {
   fields: (t) => ({
     operation: t.string({ description: "Operation name (any version)." }),
+    job: t.string({ description: "An OpenLineage job's name, or an operation's (any version): the same as `operation`." }),
+    namespace: t.string({ description: "The OpenLineage namespace of the run's job." }),
     status: t.field({ type: ExecutionStatusEnum }),
     specId: t.id(),
     pipeline: t.string(),
+    recordedAfter: t.field({ type: "DateTime", description: "Recorded at or after this instant." }),
+    recordedBefore: t.field({ type: "DateTime", description: "Recorded before this instant." }),
+    startedAfter: t.field({ type: "DateTime", description: "Started at or after this instant (executions that never reported a start are left out)." }),
+    startedBefore: t.field({ type: "DateTime", description: "Started before this instant." }),
   }),
 });
+
+const ExecutionOrderEnum = builder.enumType("ExecutionOrder", {
+  values: {
+    RECORDED_AT: { description: "By when provgraph recorded them (an OpenLineage run: its first event), newest first." },
+    STARTED_AT: { description: "By when they started, newest first; those that never reported a start last." },
+  },
+});
+
+/** An executions cursor's key: the runId (RECORDED_AT, as cursors always were), with the start the page saw (STARTED_AT). */
+function executionCursor(order: ExecutionOrder) {
+  if (order === "RECORDED_AT") return { connection: "executions", keyOf: (e: ExecutionRecord) => e.runId as string, parseKey: (k: string) => (isIdOfKind(k, "run") ? { runId: k as RunId } : undefined) };
+  return {
+    connection: "executions",
+    keyOf: (e: ExecutionRecord) => `${e.runId}@${e.startedAt ? e.startedAt.toISOString() : "none"}`,
+    parseKey: (k: string): ExecutionPosition | undefined => {
+      const [runId, at, ...rest] = k.split("@");
+      if (rest.length > 0 || !isIdOfKind(runId, "run")) return undefined;
+      if (at === "none") return { runId: runId as RunId, startedAt: null };
+      const startedAt = new Date(at);
+      return Number.isNaN(startedAt.getTime()) || startedAt.toISOString() !== at ? undefined : { runId: runId as RunId, startedAt };
+    },
+  };
+}
 
 builder.queryFields((t) => ({
   execution: t.field({
@@ -100,20 +145,25 @@ builder.queryFields((t) => ({
   }),
   executions: t.connection({
     type: ExecutionRef,
-    description: "Executions, newest first. `first`/`last` may be at most 500.",
-    args: { filter: t.arg({ type: ExecutionFilterInput }) },
+    description:
+      "Executions, newest first: by when provgraph recorded them (`orderBy: RECORDED_AT`, the default) or by when they started (`STARTED_AT`). A cursor is a place in one order (after that execution): a RECORDED_AT cursor is the one these executions always had. `first`/`last` may be at most 500.",
+    args: { filter: t.arg({ type: ExecutionFilterInput }), orderBy: t.arg({ type: ExecutionOrderEnum, defaultValue: "RECORDED_AT" }) },
     resolve: (_root, args, ctx) => {
-      const filter = {
-        operation: args.filter?.operation,
-        status: args.filter?.status,
-        specId: args.filter?.specId != null ? specIdArg("filter.specId", args.filter.specId) : null,
-        pipeline: args.filter?.pipeline,
+      const f = args.filter;
+      const filter: ExecutionFilter = {
+        operation: f?.operation,
+        job: f?.job,
+        namespace: f?.namespace,
+        status: f?.status,
+        specId: f?.specId != null ? specIdArg("filter.specId", f.specId) : null,
+        pipeline: f?.pipeline,
+        recordedAfter: f?.recordedAfter,
+        recordedBefore: f?.recordedBefore,
+        startedAfter: f?.startedAfter,
+        startedBefore: f?.startedBefore,
       };
-      return resolveKeysetConnection<ExecutionRecord, RunId>(
-        args,
-        { connection: "executions", keyOf: (e) => e.runId, parseKey: (k) => (isIdOfKind(k, "run") ? (k as RunId) : undefined) },
-        (page) => ctx.services.executions.list(filter, page),
-      );
+      const order = args.orderBy ?? "RECORDED_AT";
+      return resolveKeysetConnection<ExecutionRecord, ExecutionPosition>(args, executionCursor(order), (page) => ctx.services.executions.list(filter, page, order));
     },
   }),
   executionsBySpec: t.field({

@@ -11,9 +11,13 @@ import {
   type MicroGraph,
   type PipelineRoleNode,
   type PipelineStepNode,
-} from "../services/graph-views/layered-graph";
+} from "../services/graph-views";
 import { ArtifactRef } from "./artifact";
+import { InvalidArgumentError } from "../services/errors";
+import { DEFAULT_JOB_RUNS, type JobName, MAX_JOB_RUNS } from "../services/graph-views";
+import { JobObject, NameInput } from "./openlineage";
 import { ExecutionRef } from "./execution";
+import { heavyRead } from "./heavy-read";
 import { OperationRef } from "./operation";
 
 const GraphFormatEnum = builder.enumType("GraphFormat", {
@@ -48,7 +52,16 @@ const GraphNodeInterface = builder.interfaceRef<GraphNode>("PipelineGraphNode").
       nullable: true,
       description: "The step at which the node appears when the graph is replayed step by step; null for pipeline inputs (there from the start).",
     }),
+    x: t.float({ nullable: true, description: "layout: true — the box's left edge (CSS pixels, from the top left); null otherwise.", resolve: (node) => node.box?.x ?? null }),
+    y: t.float({ nullable: true, description: "layout: true — the box's top edge.", resolve: (node) => node.box?.y ?? null }),
+    width: t.float({ nullable: true, resolve: (node) => node.box?.width ?? null }),
+    height: t.float({ nullable: true, resolve: (node) => node.box?.height ?? null }),
   }),
+});
+
+export const PointObject = builder.objectRef<{ x: number; y: number }>("Point").implement({
+  description: "A point of a drawing, in CSS pixels from the top left.",
+  fields: (t) => ({ x: t.exposeFloat("x"), y: t.exposeFloat("y") }),
 });
 
 builder.objectRef<PipelineStepNode>(NODE_TYPENAMES.PIPELINE_STEP).implement({
@@ -101,6 +114,7 @@ const GraphEdgeObject = builder.objectRef<GraphEdge>("PipelineGraphEdge").implem
     backward: t.exposeBoolean("backward", {
       description: "Draw dashed: the edge is not one hop rightwards (USED/WAS_GENERATED_BY: column c → c+1; WAS_DERIVED_FROM: c → c+2), e.g. a passthrough consumed by a later step.",
     }),
+    points: t.field({ type: [PointObject], nullable: true, description: "layout: true — its route, first point at `from`.", resolve: (edge) => edge.points ?? null }),
   }),
 });
 
@@ -129,6 +143,9 @@ const PipelineGraphInterface = builder.interfaceRef<MacroGraph | MicroGraph>("Pi
       nullable: true,
       description: "Graphviz DOT text (rankdir=LR, one rank=same group per column, backward edges dashed) when format is DOT; else null.",
     }),
+    job: t.field({ type: JobObject, nullable: true, description: "The OpenLineage job drawn, for a job's graph (`pipeline` is then `namespace/name`).", resolve: (graph) => graph.job ?? null }),
+    width: t.float({ nullable: true, description: "layout: true — the drawing's size.", resolve: (graph) => graph.width ?? null }),
+    height: t.float({ nullable: true, resolve: (graph) => graph.height ?? null }),
   }),
 });
 
@@ -149,28 +166,53 @@ const MicroGraphObject = builder.objectRef<MicroGraph>("MicroGraph").implement({
 const EXPAND_COMPOSITES =
   "A step that runs a composite is drawn as one step; true draws the composite's steps in its place, a column pair per level of its wiring, all at the composite's step (macro: from its definition; micro: the executions of its steps, their links and internal edges).";
 
+const JOB =
+  "An OpenLineage job instead of a pipeline: its child jobs (the jobs whose runs name one of its runs as parent) are the steps, numbered in the order they first started; a job without children is a pipeline of one step, itself.";
+const RUNS = `With \`job\`: how many of the job's latest runs (and their children) are drawn: default ${DEFAULT_JOB_RUNS}, at most ${MAX_JOB_RUNS}.`;
+const LAYOUT = "Also give every node a box (x, y, width, height) and every edge a route (points), left to right in the graph's columns and order.";
+
+/** Exactly one of pipeline and job. */
+function graphOf(args: { pipeline?: string | null; job?: JobName | null }): { pipeline: string } | { job: JobName } {
+  if ((args.pipeline == null) === (args.job == null)) throw new InvalidArgumentError(args.pipeline == null ? "pipeline" : "job", "give exactly one of pipeline and job");
+  return args.pipeline != null ? { pipeline: args.pipeline } : { job: args.job! };
+}
+
 builder.queryFields((t) => ({
   macroGraph: t.field({
     type: MacroGraphObject,
-    description: "The macro graph of a pipeline. A pipeline without steps is a NOT_FOUND error (field `pipeline`).",
+    description: "The macro graph of a pipeline (or an OpenLineage job). A pipeline without steps, a job without runs, is a NOT_FOUND error (field `pipeline`, `job`).",
     args: {
-      pipeline: t.arg.string({ required: true }),
+      pipeline: t.arg.string(),
+      job: t.arg({ type: NameInput, description: JOB }),
+      runs: t.arg.int({ defaultValue: DEFAULT_JOB_RUNS, description: RUNS }),
       format: t.arg({ type: GraphFormatEnum, defaultValue: "JSON" }),
       expandComposites: t.arg.boolean({ defaultValue: false, description: EXPAND_COMPOSITES }),
+      layout: t.arg.boolean({ defaultValue: false, description: LAYOUT }),
     },
-    resolve: (_root, args, ctx) => ctx.services.graphViews.macroGraph(args.pipeline, { dot: args.format === "DOT", expandComposites: args.expandComposites ?? false }),
+    resolve: (_root, args, ctx) => {
+      const of = graphOf(args);
+      const options = { dot: args.format === "DOT", expandComposites: args.expandComposites ?? false, layout: args.layout ?? false };
+      return heavyRead(ctx, "macroGraph", { ...of, runs: args.runs ?? DEFAULT_JOB_RUNS, options }, { shared: true });
+    },
   }),
   microGraph: t.field({
     type: MicroGraphObject,
     description:
-      "The micro graph of a pipeline: its executions with a step ≤ upToStep (all when omitted) and the artifacts they used or produced. NOT_FOUND for a pipeline without steps; INVALID_ARGUMENT for upToStep < 0.",
+      "The micro graph of a pipeline (or an OpenLineage job): its executions with a step ≤ upToStep (all when omitted) and the artifacts they used or produced; a step below the first shows what the first step reads. " +
+      "NOT_FOUND for a pipeline without steps (a job without runs); INVALID_ARGUMENT for upToStep < 0.",
     args: {
-      pipeline: t.arg.string({ required: true }),
+      pipeline: t.arg.string(),
+      job: t.arg({ type: NameInput, description: JOB }),
+      runs: t.arg.int({ defaultValue: DEFAULT_JOB_RUNS, description: RUNS }),
       upToStep: t.arg.int(),
       format: t.arg({ type: GraphFormatEnum, defaultValue: "JSON" }),
       expandComposites: t.arg.boolean({ defaultValue: false, description: EXPAND_COMPOSITES }),
+      layout: t.arg.boolean({ defaultValue: false, description: LAYOUT }),
     },
-    resolve: (_root, args, ctx) =>
-      ctx.services.graphViews.microGraph(args.pipeline, args.upToStep ?? null, { dot: args.format === "DOT", expandComposites: args.expandComposites ?? false }),
+    resolve: (_root, args, ctx) => {
+      const of = graphOf(args);
+      const options = { dot: args.format === "DOT", expandComposites: args.expandComposites ?? false, layout: args.layout ?? false };
+      return heavyRead(ctx, "microGraph", { ...of, runs: args.runs ?? DEFAULT_JOB_RUNS, upToStep: args.upToStep ?? null, options }, { shared: true });
+    },
   }),
 }));

@@ -14,13 +14,17 @@ import {
   type ClosureEdge,
   type ClosureNode,
   type ClosureQuery,
+  DEFAULT_CLOSURE_NODES,
+  MAX_CLOSURE_NODES,
   type ProvenanceMapEntry,
 } from "../services/lineage";
+import { formatCount } from "../limits";
 import type { ArtifactRecord } from "../services/records";
 import { ArtifactRef } from "./artifact";
 import { resolveKeysetConnection } from "./connection-page";
 import type { GraphQLContext } from "./context";
 import { ExecutionRef } from "./execution";
+import { heavyRead } from "./heavy-read";
 import { artifactIdArg } from "./id-args";
 import { selectedFieldNames, selectsMoreThanId } from "./selection";
 
@@ -245,7 +249,7 @@ export const CLOSURE_DESCRIPTIONS = {
     "so `artifactTypes: [\"metric\"]` downstream of X is every metric derived from X, however indirectly.",
   stepBoundaryOnly: "Follow only step-boundary edges (the pipeline-level view, skipping composite internals).",
   asOf: "Answer as the graph stood at this instant: edges recorded later are ignored.",
-  first: "Most artifacts to return besides the root, nearest first: default 10,000, at most 50,000 (above is PAGE_SIZE).",
+  first: `Most artifacts to return besides the root, nearest first: default ${formatCount(DEFAULT_CLOSURE_NODES)}, at most ${formatCount(MAX_CLOSURE_NODES)} (above is PAGE_SIZE); \`truncated\` says when there is more.`,
 };
 
 /** The arguments every closure field takes (lineage, provJson). */
@@ -321,7 +325,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       const recordsRead = needsArtifactRecords(info);
       const query = { ...closureQueryFrom(args, recordsRead), edgeDetails: needsEdgeDetails(info) };
-      return lineageView(await ctx.services.lineage.closures.closure(query), recordsRead);
+      return lineageView(await heavyRead(ctx, "lineageClosure", query, { shared: true }), recordsRead);
     },
   }),
   provenanceMap: t.connection({

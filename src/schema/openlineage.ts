@@ -3,12 +3,14 @@ import DataLoader from "dataloader";
 import { type EventResult, OPENLINEAGE_LIMITS, type OpenLineageRunRecord, type StoredEventRecord, type StoredEventSelector } from "../openlineage";
 import { DatabaseOutageError, InvalidArgumentError } from "../services/errors";
 import type { RunId } from "../services/ids";
-import { redactedFields } from "../auth/pothos";
+import { redactedFields, redactionsOf } from "../auth/pothos";
 import { builder } from "./builder";
+import { RedactionObject } from "./redactions";
 import { resolveKeysetConnection } from "./connection-page";
 import type { GraphQLContext } from "./context";
 import { ExecutionRef, ExecutionStatusEnum } from "./execution";
 import { runIdArg } from "./id-args";
+import { runSubject } from "./policy-subjects";
 
 /**
  * OpenLineage on the GraphQL side: the ingestOpenLineageEvents mutation (the same ingestion as
@@ -38,6 +40,15 @@ const EventErrorObject = builder.objectRef<NonNullable<EventResult["error"]>>("O
   }),
 });
 
+const EventWarningObject = builder.objectRef<EventResult["warnings"][number]>("OpenLineageEventWarning").implement({
+  description: "Something an accepted event holds that the OpenLineage schema's letter refuses: kept as sent, noted here.",
+  fields: (t) => ({
+    code: t.exposeString("code", { description: "FORMAT: a value that does not match its `format` (a URI, a date-time, a UUID where provgraph does not read it)." }),
+    pointer: t.exposeString("pointer", { description: "The JSON pointer (RFC 6901) of the value in the event." }),
+    reason: t.exposeString("reason", { description: "What the schema expects there, e.g. `must match format \"uri\"`." }),
+  }),
+});
+
 const EventResultObject = builder.objectRef<EventResult>("OpenLineageEventResult").implement({
   fields: (t) => ({
     index: t.exposeInt("index", { description: "The event's position in `events`." }),
@@ -47,6 +58,7 @@ const EventResultObject = builder.objectRef<EventResult>("OpenLineageEventResult
     execution: t.field({ type: ExecutionRef, nullable: true, description: "The run's execution once the event is recorded.", resolve: (r) => (r.status === "REFUSED" ? null : r.runId) }),
     executionStatus: t.field({ type: ExecutionStatusEnum, nullable: true, resolve: (r) => r.executionStatus }),
     error: t.field({ type: EventErrorObject, nullable: true, resolve: (r) => (r.error ? r.error : null) }),
+    warnings: t.field({ type: [EventWarningObject], description: "What the event holds that the schema's letter refuses and provgraph accepted (stored with it); empty when refused.", resolve: (r) => r.warnings }),
   }),
 });
 
@@ -71,7 +83,11 @@ builder.mutationField("ingestOpenLineageEvents", (t) =>
       if (events.length > OPENLINEAGE_LIMITS.maxMutationEvents) {
         throw new InvalidArgumentError("events", `at most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call, got ${events.length} (send more through POST /api/v1/lineage/batch)`);
       }
-      const results = await ctx.openLineage.ingestor.ingest(events.map((event) => ({ event })), ctx.requestId);
+      const results = await ctx.openLineage.ingestor.ingest(
+        events.map((event) => ({ event })),
+        ctx.requestId,
+        { name: ctx.principal.name, tokenId: ctx.principal.tokenId },
+      );
       // The request as a whole answers 503 + Retry-After; resending it is safe (events stored before the outage come back DUPLICATE).
       if (results.some((r) => r.error?.code === "DATABASE_UNAVAILABLE")) throw new DatabaseOutageError();
       return results;
@@ -98,6 +114,8 @@ const StoredEventObject = builder.objectRef<StoredEventRecord>("OpenLineageEvent
         "The event exactly as it was sent (data-subject keys replaced by their keyed hashes). Null without the clearance for each policy tag held by its run's artifacts or by any version of a dataset it names (see `redacted`).",
     }),
     redacted: t.stringList({ description: "The fields of this event redacted for you (event).", resolve: (e, args, ctx) => redactedFields("OpenLineageEvent")(e, args, ctx) }),
+    warnings: t.field({ type: [EventWarningObject], description: "What the event holds that the schema's letter refuses and provgraph accepted: format violations, noted when it was received.", resolve: (e) => e.warnings }),
+    redactions: t.field({ type: [RedactionObject], description: "What `redacted` lists, each field with why: the tags that withhold it and, for each, the clearance or the purpose you lack.", resolve: (e, args, ctx) => redactionsOf("OpenLineageEvent")(e, args, ctx) }),
   }),
 });
 
@@ -109,7 +127,7 @@ function eventSubject(e: StoredEventRecord): object {
   return { kind: "ANY", of: [...(e.runId ? [{ kind: "RUN", runId: e.runId }] : []), ...datasets] };
 }
 
-const NameInput = builder.inputType("OpenLineageNameInput", {
+export const NameInput = builder.inputType("OpenLineageNameInput", {
   description: "An OpenLineage job or dataset: namespace and name.",
   fields: (t) => ({ namespace: t.string({ required: true }), name: t.string({ required: true }) }),
 });
@@ -143,7 +161,7 @@ const FailureObject = builder.objectRef<NonNullable<OpenLineageRunRecord["failur
   }),
 });
 
-const JobObject = builder.objectRef<{ namespace: string; name: string }>("OpenLineageJob").implement({
+export const JobObject = builder.objectRef<{ namespace: string; name: string }>("OpenLineageJob").implement({
   fields: (t) => ({ namespace: t.exposeString("namespace"), name: t.exposeString("name") }),
 });
 
@@ -167,7 +185,10 @@ builder.objectFields(ExecutionRef, (t) => ({
   failure: t.field({
     type: FailureObject,
     nullable: true,
-    description: "Why it failed (FAILED or ABORTED), as its producer reported it; null when nothing was reported.",
+    // The error message and stack trace quote the failing statement and its data: guarded as the run's params are.
+    redactBy: (execution) => runSubject(execution),
+    description:
+      "Why it failed (FAILED or ABORTED), as its producer reported it; null when nothing was reported, or without the clearance for each policy tag held by what the run used or produced (see `redacted`).",
     resolve: async (execution, _args, ctx) => (await runLoader(ctx).load(execution.runId))?.failure ?? null,
   }),
 }));

@@ -63,6 +63,7 @@ OperationRef.implement({
     version: t.exposeString("version"),
     kind: t.expose("kind", { type: OperationKindEnum }),
     groupBy: t.expose("groupBy", { type: GroupByEnum, nullable: true }),
+    businessDateParam: t.exposeString("businessDateParam", { nullable: true, description: "The parameter whose value is a run's business date (null: none declared; OpenLineage runs use their nominalTime facet)." }),
     inputs: t.field({ type: [InputRoleObject], resolve: (o) => o.inputs }),
     outputs: t.field({ type: [OutputRoleObject], resolve: (o) => o.outputs }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),

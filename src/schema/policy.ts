@@ -1,14 +1,17 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
-import { redactedFields } from "../auth/pothos";
+import { redactedFields, redactionsOf } from "../auth/pothos";
 import type { ColumnView } from "../services/columns";
 import type { PolicySubject, PolicyTagAssignmentRecord, PolicyTagHoldingRecord, TagDowngradeRecord, TagTarget } from "../services/compliance";
+import { datasetKey } from "../services/compliance";
 import { ArtifactRef } from "./artifact";
 import { builder } from "./builder";
+import { RedactionObject } from "./redactions";
 import { ColumnObject } from "./column-lineage";
 import { resolveKeysetConnection } from "./connection-page";
 import type { GraphQLContext } from "./context";
 import { artifactIdArg } from "./id-args";
+import { columnSubject } from "./policy-subjects";
 
 /**
  * Policy tags on the GraphQL side: the admin mutations (tagColumn, tagArtifact, downgradeTag), the
@@ -17,9 +20,6 @@ import { artifactIdArg } from "./id-args";
  * `redactBy` (src/auth/pothos/redaction-plugin.ts enforces it).
  */
 
-/** The policy subject of a column's details, of an artifact's metadata. */
-export const columnSubject = (c: { artifactId: string; field: string }): PolicySubject => ({ kind: "COLUMN", artifactId: c.artifactId, field: c.field });
-export const artifactSubject = (a: { id: string }): PolicySubject => ({ kind: "ARTIFACT", artifactId: a.id });
 
 // Per request (and per subscription event: the context caches are reset), one statement per kind of subject.
 const tagsLoader = createContextCache(
@@ -27,6 +27,9 @@ const tagsLoader = createContextCache(
 );
 /** What the GraphQL context hands the redaction plugin: the tags guarding a subject, batched. */
 export const policyTagsOf = (ctx: GraphQLContext) => (subject: object) => tagsLoader(ctx).load(subject as PolicySubject);
+
+/** What the GraphQL context hands the redaction rule: the purposes each tag allows, for those that declared any (kept in memory by the compliance room for a second). */
+export const tagPurposesOf = (ctx: GraphQLContext) => (tags: readonly string[]) => ctx.services.compliance.purposes.of(tags);
 
 const columnTagsLoader = createContextCache(
   (ctx: GraphQLContext) =>
@@ -52,12 +55,23 @@ const TagLevelEnum = builder.enumType("PolicyTagLevel", {
   },
 });
 
+const TagScopeEnum = builder.enumType("PolicyTagScope", {
+  values: {
+    DATASET: { description: "The column of the dataset: every version of it, those recorded before and those recorded later, holds the tag as assigned there." },
+    VERSION: { description: "The column of one dataset version (or of an artifact that is no dataset's version)." },
+  },
+});
+
 const TagTargetObject = builder.objectRef<TagTarget>("PolicyTagTarget").implement({
-  description: "What a tag is given to or removed from: a column of a dataset version, or an artifact as a whole (`field` null).",
+  description:
+    "What a tag is given to or removed from: a column of a dataset version, an artifact as a whole (`field` null), or a column of a dataset across its versions (`scope` DATASET: `namespace` and `name`, `artifactId` null).",
   fields: (t) => ({
-    artifactId: t.id({ resolve: (target) => target.artifactId }),
-    artifact: t.field({ type: ArtifactRef, resolve: (target) => target.artifactId }),
-    field: t.string({ nullable: true, resolve: (target) => (target.kind === "COLUMN" ? target.field : null) }),
+    scope: t.field({ type: TagScopeEnum, resolve: (target) => (target.kind === "DATASET_COLUMN" ? "DATASET" : "VERSION") }),
+    artifactId: t.id({ nullable: true, description: "The version or artifact; null for a dataset's column (every version).", resolve: (target) => (target.kind === "DATASET_COLUMN" ? null : target.artifactId) }),
+    artifact: t.field({ type: ArtifactRef, nullable: true, resolve: (target) => (target.kind === "DATASET_COLUMN" ? null : target.artifactId) }),
+    namespace: t.string({ nullable: true, description: "Scope DATASET: the dataset's namespace.", resolve: (target) => (target.kind === "DATASET_COLUMN" ? target.namespace : null) }),
+    name: t.string({ nullable: true, description: "Scope DATASET: the dataset's name.", resolve: (target) => (target.kind === "DATASET_COLUMN" ? target.name : null) }),
+    field: t.string({ nullable: true, resolve: (target) => (target.kind === "ARTIFACT" ? null : target.field) }),
   }),
 });
 
@@ -83,8 +97,11 @@ const HoldingObject = builder.objectRef<PolicyTagHoldingRecord>("PolicyTagHoldin
   fields: (t) => ({
     tag: t.exposeString("tag"),
     level: t.field({ type: TagLevelEnum, description: "Through what it is held.", resolve: (h) => h.level }),
-    depth: t.exposeInt("depth", { description: "Path length from the origin: 0 = assigned to this node itself." }),
+    depth: t.exposeInt("depth", { description: "Path length from the origin: 0 = assigned to this node itself (or to its column of the dataset, every version)." }),
     inherited: t.boolean({ resolve: (h) => h.depth > 0 }),
+    throughOpaqueStep: t.exposeBoolean("throughOpaqueStep", {
+      description: "Inherited through an opaque step: a run that reported no column lineage for its output, which then holds every tag of its inputs as a whole (conservative propagation). downgradeTag removes it.",
+    }),
     origin: t.field({ type: AssignmentObject, description: "The nearest assignment it comes from (ties: the oldest).", resolve: (h) => h.origin }),
   }),
 });
@@ -125,9 +142,10 @@ builder.objectFields(ColumnObject, (t) => ({
     resolve: async (c, _args, ctx) => (await columnDetailsLoader(ctx).load({ artifactId: c.artifactId, field: c.field })).facets,
   }),
   redacted: t.stringList({
-    description: "The fields of this column redacted for you (description, sampleValues, facets): it holds a tag you have no clearance:<TAG> scope for. Empty when you see everything.",
+    description: "The fields of this column redacted for you (description, sampleValues, facets): it holds a tag you have no clearance:<TAG> scope for, or one whose purposes your request does not state (see `redactions`). Empty when you see everything.",
     resolve: (c, args, ctx) => redactedFields("Column")(c, args, ctx),
   }),
+  redactions: t.field({ type: [RedactionObject], description: "What `redacted` lists, each field with why: the tags that withhold it and, for each, the clearance or the purpose you lack.", resolve: (c, args, ctx) => redactionsOf("Column")(c, args, ctx) }),
 }));
 
 builder.objectFields(ArtifactRef, (t) => ({
@@ -137,9 +155,10 @@ builder.objectFields(ArtifactRef, (t) => ({
     resolve: (a, _args, ctx) => artifactTagsLoader(ctx).load(a.id),
   }),
   redacted: t.stringList({
-    description: "The fields of this artifact redacted for you (metadata): it holds a tag you have no clearance:<TAG> scope for.",
+    description: "The fields of this artifact redacted for you (metadata): it holds a tag you have no clearance:<TAG> scope for, or one whose purposes your request does not state (see `redactions`).",
     resolve: (a, args, ctx) => redactedFields("Artifact")(a, args, ctx),
   }),
+  redactions: t.field({ type: [RedactionObject], description: "What `redacted` lists, each field with why: the tags that withhold it and, for each, the clearance or the purpose you lack.", resolve: (a, args, ctx) => redactionsOf("Artifact")(a, args, ctx) }),
 }));
 
 const ColumnTargetInput = builder.inputType("ColumnTargetInput", {
@@ -167,6 +186,10 @@ const NodeTargetInput = builder.inputType("PolicyNodeInput", {
 const TagColumnInput = builder.inputType("TagColumnInput", {
   fields: (t) => ({
     column: t.field({ type: ColumnTargetInput, required: true }),
+    scope: t.field({
+      type: TagScopeEnum,
+      description: "DATASET (the default for a dataset's version): the column of every version of the dataset, past and future. VERSION: only the version named (the newest without `version`).",
+    }),
     tag: t.string({ required: true, description: "PII, PCI, CONFIDENTIAL or any name a clearance can name: 1-64 letters, digits, '_', '.' or '-'." }),
     reason: t.string({ required: true, description: "Why: recorded with the assignment." }),
   }),
@@ -203,8 +226,9 @@ const TagPayload = builder.objectRef<TagPayloadShape>("TagPayload").implement({
 });
 
 const actorOf = (ctx: GraphQLContext) => ({ name: ctx.principal.name, tokenId: ctx.principal.tokenId });
-/** The admin action's audit entry commits with it, naming the artifact it touched. */
-const auditing = (ctx: GraphQLContext, target: TagTarget) => (tx: Parameters<NonNullable<GraphQLContext["auditInTransaction"]>>[0]) => ctx.auditInTransaction?.(tx, target.artifactId) ?? Promise.resolve();
+/** The admin action's audit entry commits with it, naming the artifact (or the dataset's key) it touched. */
+const auditing = (ctx: GraphQLContext, target: TagTarget) => (tx: Parameters<NonNullable<GraphQLContext["auditInTransaction"]>>[0]) =>
+  ctx.auditInTransaction?.(tx, target.kind === "DATASET_COLUMN" ? datasetKey(target.namespace, target.name) : target.artifactId) ?? Promise.resolve();
 
 async function tagged(ctx: GraphQLContext, target: TagTarget, tag: string, reason: string): Promise<TagPayloadShape> {
   const { assignment, created } = await ctx.services.compliance.tags.assign(target, tag, reason, actorOf(ctx), auditing(ctx, target));
@@ -215,9 +239,9 @@ builder.mutationFields((t) => ({
   tagColumn: t.field({
     type: TagPayload,
     description:
-      "Gives a column a policy tag, with the reason; every column whose lineage touches it inherits the tag (backfilled now along DIRECT and INDIRECT column edges, and at write time for new lineage). Needs the admin scope.",
+      "Gives a column a policy tag, with the reason — by default the dataset's column in every version, past and future (`scope`); every column whose lineage touches it inherits the tag (backfilled now along DIRECT and INDIRECT column edges and opaque steps, and at write time for new lineage and new versions). Needs the admin scope.",
     args: { input: t.arg({ type: TagColumnInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => tagged(ctx, await ctx.services.compliance.targets.column(input.column), input.tag, input.reason),
+    resolve: async (_root, { input }, ctx) => tagged(ctx, await ctx.services.compliance.targets.scopedColumn(input.column, input.scope), input.tag, input.reason),
   }),
   tagArtifact: t.field({
     type: TagPayload,

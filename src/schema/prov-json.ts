@@ -1,4 +1,5 @@
 import { builder } from "./builder";
+import { heavyRead } from "./heavy-read";
 import { closureArgs, closureQueryFrom } from "./lineage";
 
 builder.queryField("provJson", (t) =>
@@ -10,6 +11,6 @@ builder.queryField("provJson", (t) =>
       "and the derivation edges as wasDerivedFrom. Ids keep their provgraph " +
       "spelling under the `provgraph:` prefix. A cut closure marks its root entity with `provgraph:closureTruncated: true`.",
     args: closureArgs(t.arg),
-    resolve: (_root, args, ctx) => ctx.services.lineage.provJson.export(closureQueryFrom(args, true)),
+    resolve: (_root, args, ctx) => heavyRead(ctx, "provJson", closureQueryFrom(args, true), { shared: true }),
   }),
 );

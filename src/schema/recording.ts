@@ -1,3 +1,4 @@
+import { purposesOf } from "../auth";
 import { REQUEST_LIMITS } from "../limits/request-limits";
 import { InvalidArgumentError } from "../services/errors";
 import { type RecordedExecution, type RecordExecutionRequest, type ReplayedExecution, yieldToEventLoop } from "../services/recording";
@@ -8,6 +9,7 @@ import { ArtifactValidationError, LineageCompletenessError, LineageIntegrityErro
 import { ArtifactRef } from "./artifact";
 import { executionLinks, ExecutionRef, ExecutionStatusEnum } from "./execution";
 import { GroupByEnum, OperationKindEnum, OperationRef } from "./operation";
+import { SENSITIVE } from "./sensitive";
 
 const LineageSourceInput = builder.inputType("LineageSourceInput", {
   description: "Exactly one of the two. {inputs: []} declares a generative output (an orphan).",
@@ -46,11 +48,24 @@ const RegisterOperationInput = builder.inputType("RegisterOperationInput", {
     inputs: t.field({ type: [InputRoleInput], required: true }),
     outputs: t.field({ type: [OutputRoleInput], required: true }),
     groupBy: t.field({ type: GroupByEnum }),
+    businessDateParam: t.string({
+      description:
+        "The parameter whose value is a run's business date — the date its figures are as of (a date YYYY-MM-DD, or a date-time whose date is taken as written). Evidence packages select versions by it (`businessDate`). A run whose value is no date is refused.",
+    }),
   }),
+});
+
+const DatasetVersionInput = builder.inputType("DatasetVersionInput", {
+  description: "A version of a dataset (OpenLineage's namespace and name; version null: the dataset itself, unversioned).",
+  fields: (t) => ({ namespace: t.string({ required: true }), name: t.string({ required: true }), version: t.string() }),
 });
 
 const ArtifactDraftInput = builder.inputType("ArtifactDraftInput", {
   fields: (t) => ({
+    dataset: t.field({
+      type: DatasetVersionInput,
+      description: "The dataset this output is a version of: it is then listed among the dataset's versions, takes the tags on the dataset's columns, and evidence packages can select it by dataset name, as of an instant or a business date.",
+    }),
     originalName: t.string({ required: true, description: "The file or object name; stem matching reads it." }),
     contentHash: t.string({
       required: true,
@@ -63,6 +78,7 @@ const ArtifactDraftInput = builder.inputType("ArtifactDraftInput", {
       description: 'Free JSON. {"$artifact": "art_…"} anywhere inside makes this artifact a config referencing that one (a CONFIG_REFERENCE edge referenced → this artifact).',
     }),
     subjectKeys: t.stringList({
+      extensions: SENSITIVE,
       description:
         "The data subjects whose records this artifact holds (erasure plans start from them). Stored only as keyed hashes (HMAC, PROVGRAPH_ERASURE_SECRET), never as given; a subject on the suppression list refuses the recording (SUBJECT_SUPPRESSED). At most 1,000.",
     }),
@@ -104,6 +120,11 @@ export const PinsInput = builder.inputType("PinsInput", {
   }),
 });
 
+const PrivacyCostInput = builder.inputType("PrivacyCostInput", {
+  description: "What a differentially private release spends: ε (> 0), δ (0 ≤ δ < 1, default 0) and the mechanism (laplace, gaussian, …).",
+  fields: (t) => ({ epsilon: t.float({ required: true }), delta: t.float(), mechanism: t.string({ required: true }) }),
+});
+
 const RecordExecutionInput = builder.inputType("RecordExecutionInput", {
   fields: (t) => ({
     operation: t.string({ required: true }),
@@ -127,6 +148,15 @@ const RecordExecutionInput = builder.inputType("RecordExecutionInput", {
     status: t.field({ type: ExecutionStatusEnum, description: "Default COMPLETED." }),
     startedAt: t.field({ type: "DateTime" }),
     endedAt: t.field({ type: "DateTime" }),
+    privacyCost: t.field({
+      type: PrivacyCostInput,
+      description:
+        "Makes the run a differentially private release: recording it debits ε (and δ) from the budget of every protected dataset it reads, directly or through lineage, in the same transaction; PRIVACY_BUDGET_EXHAUSTED (nothing written) when any budget has too little left.",
+    }),
+    purpose: t.string({
+      description:
+        "The purpose the run acts under (`fraud-investigation`): one of the recording token's purpose:<NAME> scopes (else PURPOSE_NOT_GRANTED), and one every policy tag on its inputs allows (else PURPOSE_NOT_PERMITTED, nothing written). Without it the run declares no purpose and is not checked.",
+    }),
     idempotencyKey: t.string({
       description:
         "Up to 255 characters, chosen by the client for this recording (a UUID, or the pipeline's own run key). A retry with the same key and the same input is answered with the first recording (no second run); " +
@@ -164,6 +194,7 @@ builder.mutationFields((t) => ({
         version: input.version,
         kind: input.kind,
         groupBy: input.groupBy ?? null,
+        businessDateParam: input.businessDateParam ?? null,
         inputs: input.inputs.map((role) => ({ role: role.role, artifactType: role.artifactType, required: role.required })),
         outputs: input.outputs.map((role) => ({ role: role.role, artifactType: role.artifactType, required: role.required, inferLineageFrom: role.inferLineageFrom })),
       }),
@@ -178,7 +209,7 @@ builder.mutationFields((t) => ({
       directResult: true,
       union: { name: "RecordExecutionResult" },
     },
-    resolve: async (_root, { input }, ctx) => answerFrom(ctx, await ctx.services.recorder.record(requestOf(input), { beforeCommit: ctx.auditInTransaction })),
+    resolve: async (_root, { input }, ctx) => answerFrom(ctx, await ctx.services.recorder.record(requestOf(input), { beforeCommit: ctx.auditInTransaction, actor: actorOf(ctx) })),
   }),
   recordExecutions: t.field({
     type: [RecordExecutionPayload],
@@ -198,7 +229,7 @@ builder.mutationFields((t) => ({
       if (inputs.length > REQUEST_LIMITS.maxBatchExecutions) {
         throw new InvalidArgumentError("inputs", `at most ${REQUEST_LIMITS.maxBatchExecutions} executions in one call, got ${inputs.length}`);
       }
-      const outcomes = await ctx.services.recorder.recordMany(inputs.map(requestOf), { beforeCommit: ctx.auditInTransaction });
+      const outcomes = await ctx.services.recorder.recordMany(inputs.map(requestOf), { beforeCommit: ctx.auditInTransaction, actor: actorOf(ctx) });
       // A rejected item is its error: a lineage error becomes its union member, any other the item's GraphQL error.
       const answers: Awaited<ReturnType<typeof answerFrom>>[] = [];
       for (const outcome of outcomes) if (outcome.status === "fulfilled") answers.push(await answerFrom(ctx, outcome.value));
@@ -209,6 +240,9 @@ builder.mutationFields((t) => ({
 }));
 
 type RecordExecutionArgs = typeof RecordExecutionInput.$inferInput;
+
+/** Who records: the request's principal (a release's ledger entries name them). */
+const actorOf = (ctx: GraphQLContext) => ({ name: ctx.principal.name, tokenId: ctx.principal.tokenId, purposes: purposesOf(ctx.principal) });
 
 function requestOf(input: RecordExecutionArgs): RecordExecutionRequest {
   return {

@@ -43,5 +43,15 @@ function literalDepthExceeds(ast: ValueNode, max: number): boolean {
 }
 
 builder.addScalarType("JSON", JSONScalar);
-builder.addScalarType("DateTime", DateTimeResolver);
+/**
+ * graphql-scalars' DateTime, also serializing a Date made in another realm, which `instanceof Date`
+ * does not recognise: heavy reads come back from worker threads, and a test runner's sandbox
+ * (jest's vm context) is not the realm the thread's answer is deserialized in.
+ */
+const DateTimeScalar = new GraphQLScalarType({
+  ...DateTimeResolver.toConfig(),
+  serialize: (value) => DateTimeResolver.serialize(Object.prototype.toString.call(value) === "[object Date]" && !(value instanceof Date) ? new Date((value as Date).getTime()) : value),
+});
+
+builder.addScalarType("DateTime", DateTimeScalar);
 builder.addScalarType("SafeInt", SafeIntResolver);

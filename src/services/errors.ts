@@ -56,6 +56,25 @@ export class StepConflictError extends DomainError {
   }
 }
 
+/**
+ * A read whose answer would be too big to serve in one piece (docs: "Limits and budgets"): the
+ * caller narrows it (`argument`, when one narrows it) or fetches it another way (`alternative`).
+ * Refused before the answer is built, so it costs the server little.
+ */
+export class ResultTooLargeError extends DomainError {
+  readonly code = "RESULT_TOO_LARGE";
+  constructor(what: string, found: number, limit: number, counted: string, how: { field?: string; argument?: string; alternative?: string }) {
+    const advice = [how.argument ? `lower ${how.argument}` : null, how.alternative ?? null].filter((a) => a !== null).join(", or ");
+    super(`${what} has ${found.toLocaleString("en-US")} ${counted}; at most ${limit.toLocaleString("en-US")} are served in one answer${advice ? `: ${advice}` : ""}`, {
+      limit,
+      found,
+      ...(how.field ? { field: how.field } : {}),
+      ...(how.argument ? { argument: how.argument } : {}),
+      ...(how.alternative ? { alternative: how.alternative } : {}),
+    });
+  }
+}
+
 /** A content hash that is not `<algorithm>:<digest>` in one of the supported forms. */
 export class InvalidContentHashError extends DomainError {
   readonly code = "INVALID_CONTENT_HASH";
@@ -97,6 +116,21 @@ export class TransactionConflictError extends DomainError {
   readonly http = { status: 503, headers: { "Retry-After": "1" } };
   constructor(attempts: number, cause: unknown) {
     super(`the write met concurrent writes ${attempts} times in a row and was not recorded; retry in 1 s`, { attempts, retryable: true, retryAfterSeconds: 1 });
+    this.cause = cause;
+  }
+}
+
+/**
+ * A recording's transaction ran past the commit path's time limit (`timeoutMs`) and was rolled back
+ * while this recording ran in it: nothing of it was committed (the other recordings it shared the
+ * transaction with are written in another). A write that big on a database that busy: retryable,
+ * HTTP 503 with Retry-After, or split the recording.
+ */
+export class TransactionTimeoutError extends DomainError {
+  readonly code = "TRANSACTION_TIMEOUT";
+  readonly http = { status: 503, headers: { "Retry-After": "1" } };
+  constructor(timeoutMs: number, cause: unknown) {
+    super(`the write's transaction ran past its time limit of ${timeoutMs.toLocaleString("en-US")} ms and was rolled back; nothing of it was recorded`, { timeoutMs, retryable: true, retryAfterSeconds: 1 });
     this.cause = cause;
   }
 }

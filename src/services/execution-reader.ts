@@ -1,16 +1,39 @@
+import { inChunks } from "../db/chunked-lists";
 import type { Db } from "../db/client";
 import type { Prisma } from "../generated/sqlite/client";
 import type { ArtifactId, RunId, SpecId } from "./ids";
 import type { KeysetPage } from "./pagination";
 import { type ExecutionLinkRecord, type ExecutionRecord, type ExecutionStatus, type LinkDirection, toExecutionRecord } from "./records";
 import { groupInOrder } from "./batching";
+import { InvalidCursorError } from "./errors";
+import { jobOperationVersion } from "./job-names";
 
 export interface ExecutionFilter {
   /** Operation name (any version). */
   operation?: string | null;
+  /** An OpenLineage job's or an operation's name: the same as `operation` (both given: both must hold). */
+  job?: string | null;
+  /** The OpenLineage namespace of the run's job. */
+  namespace?: string | null;
   status?: ExecutionStatus | null;
   specId?: SpecId | null;
   pipeline?: string | null;
+  recordedAfter?: Date | null;
+  recordedBefore?: Date | null;
+  startedAfter?: Date | null;
+  startedBefore?: Date | null;
+}
+
+/** How executions are listed, newest first: by when provgraph recorded them, or by when they started (not started last). */
+export type ExecutionOrder = "RECORDED_AT" | "STARTED_AT";
+
+/**
+ * A place in a listing: an execution, and for STARTED_AT its start as the listing saw it (an
+ * OpenLineage run's start may be reported later; the place stays where the page left it).
+ */
+export interface ExecutionPosition {
+  runId: RunId;
+  startedAt?: Date | null;
 }
 
 /** Reads executions and their artifact links, a batch of ids per statement. */
@@ -18,29 +41,60 @@ export class ExecutionReader {
   constructor(private readonly db: Db) {}
 
   async byRunIds(runIds: readonly RunId[]): Promise<(ExecutionRecord | null)[]> {
-    const rows = await this.db.execution.findMany({ where: { runId: { in: [...new Set(runIds)] } } });
+    const rows = await inChunks(new Set(runIds), (chunk) => this.db.execution.findMany({ where: { runId: { in: chunk } } }));
     const byId = new Map(rows.map((row) => [row.runId, toExecutionRecord(row)]));
     return runIds.map((runId) => byId.get(runId) ?? null);
   }
 
-  /** Newest first (runIds are time-ordered UUIDv7), keyset-paginated on runId. */
-  async list(filter: ExecutionFilter, page: KeysetPage<RunId>): Promise<ExecutionRecord[]> {
-    const where: Prisma.ExecutionWhereInput = {};
-    if (filter.operation) where.operation = { name: filter.operation };
-    if (filter.status) where.status = filter.status;
-    if (filter.specId) where.specId = filter.specId;
-    if (filter.pipeline) where.pipeline = filter.pipeline;
-    // Newest first: "after" a cursor means older (smaller) runIds.
-    const runIdRange: Prisma.StringFilter = {};
-    if (page.after) runIdRange.lt = page.after;
-    if (page.before) runIdRange.gt = page.before;
-    if (page.after || page.before) where.runId = runIdRange;
+  /**
+   * Newest first (docs: "Listings"): by recordedAt, ties by runId (RECORDED_AT), or by startedAt, not
+   * started last (STARTED_AT); keyset-paginated. A RECORDED_AT position is a runId, as cursors always
+   * were (they keep their meaning: after that execution); one naming no stored execution is
+   * InvalidCursorError.
+   */
+  async list(filter: ExecutionFilter, page: KeysetPage<ExecutionPosition>, order: ExecutionOrder = "RECORDED_AT"): Promise<ExecutionRecord[]> {
+    const where: Prisma.ExecutionWhereInput[] = [];
+    const names = [filter.operation, filter.job].filter((name): name is string => name != null);
+    for (const name of names) where.push({ operation: { name } });
+    if (filter.namespace != null) where.push({ operation: { version: jobOperationVersion(filter.namespace) } });
+    if (filter.status) where.push({ status: filter.status });
+    if (filter.specId) where.push({ specId: filter.specId });
+    if (filter.pipeline) where.push({ pipeline: filter.pipeline });
+    if (filter.recordedAfter) where.push({ recordedAt: { gte: filter.recordedAfter } });
+    if (filter.recordedBefore) where.push({ recordedAt: { lt: filter.recordedBefore } });
+    if (filter.startedAfter) where.push({ startedAt: { gte: filter.startedAfter } });
+    if (filter.startedBefore) where.push({ startedAt: { lt: filter.startedBefore } });
+    // Newest first: "after" a position means older.
+    if (page.after) where.push(await this.beyond(page.after, order, "older"));
+    if (page.before) where.push(await this.beyond(page.before, order, "newer"));
+    const direction = page.inverted ? "asc" : "desc";
     const rows = await this.db.execution.findMany({
-      where,
-      orderBy: { runId: page.inverted ? "asc" : "desc" },
+      // bounded: one condition per filter field and cursor
+      where: { AND: where },
+      orderBy:
+        order === "RECORDED_AT"
+          ? [{ recordedAt: direction }, { runId: direction }]
+          : [{ startedAt: { sort: direction, nulls: page.inverted ? "first" : "last" } }, { runId: direction }],
       take: page.limit,
     });
     return rows.map(toExecutionRecord);
+  }
+
+  /** The executions listed after (older) or before (newer) a position. */
+  private async beyond(position: ExecutionPosition, order: ExecutionOrder, side: "older" | "newer"): Promise<Prisma.ExecutionWhereInput> {
+    const runIdSide = side === "older" ? { lt: position.runId } : { gt: position.runId };
+    if (order === "RECORDED_AT") {
+      const stored = await this.db.execution.findUnique({ where: { runId: position.runId }, select: { recordedAt: true } });
+      if (!stored) throw new InvalidCursorError(side === "older" ? "after" : "before", position.runId);
+      const at = stored.recordedAt;
+      return { OR: [{ recordedAt: side === "older" ? { lt: at } : { gt: at } }, { recordedAt: at, runId: runIdSide }] };
+    }
+    const at = position.startedAt ?? null;
+    // Not started sorts after every start (older, in a newest-first listing).
+    if (at === null) return side === "older" ? { startedAt: null, runId: runIdSide } : { OR: [{ startedAt: { not: null } }, { startedAt: null, runId: runIdSide }] };
+    return side === "older"
+      ? { OR: [{ startedAt: { lt: at } }, { startedAt: at, runId: runIdSide }, { startedAt: null }] }
+      : { OR: [{ startedAt: { gt: at } }, { startedAt: at, runId: runIdSide }] };
   }
 
   /** Every attempt of one request (same specId), oldest first: the cache lookup. */
@@ -51,10 +105,12 @@ export class ExecutionReader {
 
   /** For each run, the artifacts it consumed (or produced), by role and position. */
   async links(runIds: readonly RunId[], direction: LinkDirection): Promise<ExecutionLinkRecord[][]> {
-    const rows = await this.db.executionArtifact.findMany({
-      where: { runId: { in: [...new Set(runIds)] }, direction },
-      orderBy: [{ role: "asc" }, { position: "asc" }],
-    });
+    const rows = await inChunks(new Set(runIds), (chunk) =>
+      this.db.executionArtifact.findMany({
+        where: { runId: { in: chunk }, direction },
+        orderBy: [{ role: "asc" }, { position: "asc" }],
+      }),
+    );
     const links = rows.map((row) => ({
       runId: row.runId as RunId,
       artifactId: row.artifactId as ArtifactId,

@@ -1,3 +1,4 @@
+import { inChunks } from "../db/chunked-lists";
 import type { Db } from "../db/client";
 import type { OperationId } from "./ids";
 import type { KeysetPage } from "./pagination";
@@ -8,7 +9,7 @@ export class OperationReader {
   constructor(private readonly db: Db) {}
 
   async byIds(ids: readonly OperationId[]): Promise<(OperationRecord | null)[]> {
-    const rows = await this.db.operation.findMany({ where: { id: { in: [...new Set(ids)] } }, include: { roles: true } });
+    const rows = await inChunks(new Set(ids), (chunk) => this.db.operation.findMany({ where: { id: { in: chunk } }, include: { roles: true } }));
     const byId = new Map(rows.map((row) => [row.id, toOperationRecord(row)]));
     return ids.map((id) => byId.get(id) ?? null);
   }

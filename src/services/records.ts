@@ -71,6 +71,8 @@ export interface OperationRecord {
   version: string;
   kind: OperationKind;
   groupBy: GroupByMode | null;
+  /** The parameter whose value is a run's business date (the date its figures are as of); null: none declared. */
+  businessDateParam: string | null;
   createdAt: Date;
   inputs: RoleRecord[];
   outputs: RoleRecord[];
@@ -138,6 +140,13 @@ export function toRoleRecord(row: OperationRole): RoleRecord {
   };
 }
 
+/** The business-date parameter a stored declaration names (declarations without one never spell the key). */
+function declaredBusinessDateParam(declaration: string): string | null {
+  if (!declaration.includes('"businessDateParam"')) return null;
+  const value = (JSON.parse(declaration) as { businessDateParam?: unknown }).businessDateParam;
+  return typeof value === "string" ? value : null;
+}
+
 export function toOperationRecord(row: Operation & { roles: OperationRole[] }): OperationRecord {
   const byPosition = (a: RoleRecord, b: RoleRecord) => a.position - b.position;
   return {
@@ -146,6 +155,7 @@ export function toOperationRecord(row: Operation & { roles: OperationRole[] }): 
     version: row.version,
     kind: row.kind as OperationKind,
     groupBy: row.groupBy as GroupByMode | null,
+    businessDateParam: declaredBusinessDateParam(row.declaration),
     createdAt: row.createdAt,
     inputs: row.roles.filter((r) => r.direction === "INPUT").map(toRoleRecord).sort(byPosition),
     outputs: row.roles.filter((r) => r.direction === "OUTPUT").map(toRoleRecord).sort(byPosition),

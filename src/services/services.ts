@@ -5,13 +5,17 @@ import { ArtifactReader } from "./artifact-reader";
 import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composites";
 import { ExecutionReader } from "./execution-reader";
 import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";
-import { GraphViews } from "./graph-views/graph-views";
+import { GraphViews } from "./graph-views";
+import { HeavyReads, type HeavyReadsOptions } from "./heavy-reads";
 import { CORE_INVARIANTS, IntegrityChecker } from "./integrity";
 import { type ColumnServices, createColumnServices } from "./columns";
-import { type ComplianceServices, createComplianceEngines, createComplianceServices, inheritedPolicyTags, settleUnitSubjects } from "./compliance";
+import { type ComplianceServices, createComplianceEngines, createComplianceServices, inheritedPolicyTags, type SigningKeys, settleUnitRunPurposes, settleUnitSubjects, type SubjectKeyRules } from "./compliance";
+import { createDiscovery, type Discovery, indexSearchableWrites } from "./discovery";
 import { createLineageServices, type LineageServices } from "./lineage";
+import { LineageGraphs } from "./lineage-graph";
 import { OperationReader } from "./operation-reader";
-import { type CommitPath, ExecutionRecorder, GroupCommit, OperationRegistry, runPropagatePlugins, type UnitFinisher } from "./recording";
+import { createPrivacyEngines, createPrivacyServices, type PrivacyServices, privacyLedger, settleUnitReleases } from "./privacy";
+import { type CommitPath, ExecutionRecorder, GroupCommit, OperationRegistry, type RecordingObserver, runPropagatePlugins, type UnitFinisher } from "./recording";
 
 /**
  * The core, as the GraphQL layer sees it: one object per concern, all over one database. Reads go
@@ -34,19 +38,38 @@ export interface Services {
   lineage: LineageServices;
   columns: ColumnServices;
   graphViews: GraphViews;
+  /** Lineage drawn for user interfaces: neighbourhood graphs, expansion, paths, impact. */
+  lineageGraphs: LineageGraphs;
   /** Live feeds of what the commit path commits (subscriptions). Start it before serving (Feeds.start). */
   feeds: Feeds;
   /** The store's invariants (integrityReport); rooms outside the core register theirs at start-up. */
   integrity: IntegrityChecker;
   /** Policy tags, evidence packages, erasure plans. */
   compliance: ComplianceServices;
+  /** Heavy reads (graph views, evidence, PROV-JSON, closures), run off the event loop in worker threads under a time budget. */
+  heavyReads: HeavyReads;
+  /** Search and the listings a user interface pages through. */
+  discovery: Discovery;
+  /** Differential-privacy budgets and their ledgers. */
+  privacy: PrivacyServices;
 }
 
 /** What the core needs from configuration beyond the database. */
 export interface ServiceOptions {
   /** PROVGRAPH_ERASURE_SECRET (null: data subjects cannot be recorded). */
   erasureSecret: string | null;
+  /** The heavy-read pool's threads and budgets (default: run heavy reads in process, 30 s, 10,000 nodes). */
+  heavyReads?: Pick<HeavyReadsOptions, "threads" | "budgetMs" | "maxResultNodes">;
+  /** Told every recording's outcome (the server's metrics). */
+  recordings?: RecordingObserver;
+  /** How subject keys are normalised before hashing (PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE). */
+  subjectKeyRules?: SubjectKeyRules;
+  /** What filed documents are signed with (PROVGRAPH_SIGNING_KEY, PROVGRAPH_SIGNING_PREVIOUS_KEYS); none: unsigned. */
+  signingKeys?: SigningKeys;
 }
+
+/** Heavy reads when no options say otherwise: in process (no threads), QUERY_BUDGET_MS and RESULT_MAX_NODES at their defaults. */
+export const IN_PROCESS_HEAVY_READS = { threads: 0, budgetMs: 30_000, maxResultNodes: 10_000 } as const;
 
 /**
  * `plugins`: the recording pipeline's plugins, in order (plugins/registry.ts has the default list).
@@ -62,11 +85,18 @@ export function createServices(
   // Every committed event is appended to the feed log inside its transaction (the journal).
   const feedLog = new FeedLog(database.primaryReader, database.provider);
   // The end of every unit, before its commit: declared data subjects are checked against the
-  // suppression list and recorded, then the propagate plugins derive from what the unit wrote.
+  // suppression list and recorded, releases debit their budgets, then the propagate plugins derive
+  // from what the unit wrote, and runs that declared a purpose are checked against the tags they read.
   const engines = createComplianceEngines(database, options);
+  const privacyEngines = createPrivacyEngines(database);
   const finishUnit: UnitFinisher = async (tx, writes) => {
     await settleUnitSubjects(engines, tx, writes);
+    await settleUnitReleases(privacyEngines, tx, writes);
     await runPropagatePlugins(tx, plugins, writes, { tagFlow: engines.tagFlow });
+    // After the flow: a run's purpose is checked against every tag its inputs hold, those this unit gave included.
+    await settleUnitRunPurposes(tx, writes);
+    // What the unit wrote is findable from its commit on (src/services/discovery).
+    await indexSearchableWrites(tx, database.provider, writes.searchable);
   };
   const commits = new GroupCommit(database, { journal: feedLog, finishUnit });
   const registry = new OperationRegistry(database.primaryReader, commits);
@@ -80,16 +110,21 @@ export function createServices(
     operations: new OperationReader(read),
     registry,
     commits,
-    recorder: new ExecutionRecorder(commits, registry, plugins),
-    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins), reader: new CompositeReader(read) },
+    recorder: new ExecutionRecorder(commits, registry, plugins, options.recordings),
+    composites: { registry: composites, recorder: new CompositeRecorder(commits, composites, registry, plugins, options.recordings), reader: new CompositeReader(read) },
     plugins,
     lineage,
     columns,
     graphViews: new GraphViews(read),
+    lineageGraphs: new LineageGraphs(database),
     // Replays must see every committed event (a replica may lag): they read the primary.
     feeds: new Feeds(feedLog, commits, database.primaryReader, lineage.closures, feeds),
-    compliance: createComplianceServices(engines, database, commits, columns),
+    compliance: createComplianceServices(engines, database, commits, columns, options.signingKeys),
+    privacy: createPrivacyServices(privacyEngines, database, commits),
     // Checks the truth, not a replica that may lag (an admin asks after a crash, before writes resume).
-    integrity: new IntegrityChecker(database.primaryReader, [...CORE_INVARIANTS, inheritedPolicyTags(commits, engines.tagFlow)]),
+    integrity: new IntegrityChecker(database.primaryReader, [...CORE_INVARIANTS, inheritedPolicyTags(commits, engines.tagFlow), privacyLedger]),
+    // Over the read connection(s): a search never waits for a write.
+    discovery: createDiscovery(database),
+    heavyReads: new HeavyReads({ databaseUrl: database.url, readUrl: database.readUrl, ...(options.heavyReads ?? IN_PROCESS_HEAVY_READS) }, database),
   };
 }

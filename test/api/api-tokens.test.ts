@@ -42,9 +42,9 @@ describe("API tokens through the admin API", () => {
   });
 
   test.each([
-    [{ name: "x", scopes: ["superuser"] }, "scopes", "scopes: 'superuser' is not a scope: expected read, write, admin or clearance:<TAG> (TAG: 1-64 letters, digits, '_', '.' or '-')"],
-    [{ name: "x", scopes: [] }, "scopes", "scopes: must name at least one scope: read, write, admin or clearance:<TAG> (TAG: 1-64 letters, digits, '_', '.' or '-')"],
-    [{ name: "x", scopes: ["clearance:"] }, "scopes", "scopes: 'clearance:' is not a scope: expected read, write, admin or clearance:<TAG> (TAG: 1-64 letters, digits, '_', '.' or '-')"],
+    [{ name: "x", scopes: ["superuser"] }, "scopes", "scopes: 'superuser' is not a scope: expected read, write, admin, metrics, clearance:<TAG> or purpose:<NAME> (TAG, NAME: 1-64 letters, digits, '_', '.' or '-')"],
+    [{ name: "x", scopes: [] }, "scopes", "scopes: must name at least one scope: read, write, admin, metrics, clearance:<TAG> or purpose:<NAME> (TAG, NAME: 1-64 letters, digits, '_', '.' or '-')"],
+    [{ name: "x", scopes: ["clearance:"] }, "scopes", "scopes: 'clearance:' is not a scope: expected read, write, admin, metrics, clearance:<TAG> or purpose:<NAME> (TAG, NAME: 1-64 letters, digits, '_', '.' or '-')"],
     [{ name: "  ", scopes: ["read"] }, "name", "name: must not be empty"],
     [{ name: "a\u0007b", scopes: ["read"] }, "name", "name: contains the control character U+0007 at index 1"],
     [{ name: "x", scopes: ["read"], expiresAt: "2001-01-01T00:00:00.000Z" }, "expiresAt", "expiresAt: must be in the future"],

@@ -103,7 +103,7 @@ describe("start-up modes", () => {
     const app = await start({ HOST: "0.0.0.0" });
     expect(app.authMode).toBe("refused");
     await expect(app.start()).rejects.toThrow(
-      new AuthSetupError("HOST 0.0.0.0 is not a loopback address and no API token exists: create one with 'npm run token -- create --scope admin --name admin' (same DATABASE_URL), or set PROVGRAPH_BOOTSTRAP_TOKEN"),
+      new AuthSetupError("HOST 0.0.0.0 is not a loopback address and no API token exists: create one with 'provgraph token create --scope admin --name admin' (same DATABASE_URL), or set PROVGRAPH_BOOTSTRAP_TOKEN"),
     );
     // In-process it answers nothing either: no token can exist to pass.
     const answer = await app.yoga.fetch("http://provgraph.test/graphql", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: READ }) });

@@ -51,7 +51,7 @@ describe("authorizeHttpRequest for plain HTTP routes", () => {
   });
 
   test("a write or admin token passes, as itself", async () => {
-    expect(await authorizeHttpRequest(t.app.auth, lineageRequest(`Bearer ${tokens.write}`), "write")).toEqual({ ok: true, principal: { kind: "token", name: "airflow", tokenId: expect.stringMatching(/^tok_/), scopes: ["write"] } });
+    expect(await authorizeHttpRequest(t.app.auth, lineageRequest(`Bearer ${tokens.write}`), "write")).toEqual({ ok: true, principal: { kind: "token", name: "airflow", tokenId: expect.stringMatching(/^tok_/), scopes: ["write"], expiresAt: null } });
     expect((await authorizeHttpRequest(t.app.auth, lineageRequest(`Bearer ${t.adminToken}`), "write")).ok).toBe(true);
   });
 

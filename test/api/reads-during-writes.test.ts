@@ -23,6 +23,8 @@ describe(`reads are not blocked by a long write (${testProvider})`, () => {
     }
     const names = Array.from({ length: 100 }, (_, i) => `big_${i}.csv`);
     bigInputs = Object.values((await recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: names.map(draft) }] })).outputIds);
+    // Closures run in a heavy-read thread: started now, as a server starts them when it starts listening.
+    await t.app.services.heavyReads.warm();
   });
   afterAll(() => t.close());
 

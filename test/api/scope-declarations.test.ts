@@ -3,6 +3,7 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { type ExecutionResult, graphql, type GraphQLObjectType, parse, subscribe } from "graphql";
 import { type AuthContext, OPEN_MODE, type Principal } from "../../src/auth";
 import { AUDIT_PLUGIN, type ProvgraphAuthScopes, ROOT_SCOPES_PLUGIN, scopeAuthOptions } from "../../src/auth/pothos";
+import { rootFieldScopes as checkedScopes } from "../../src/auth/pothos/root-scopes-plugin";
 import { schema } from "../../src/schema";
 
 /** Every root field's effective scopes, as the scope plugin will check them. */
@@ -15,6 +16,8 @@ describe("every root field declares the scope it needs, and undeclared ones fail
   test("the scopes of today's fields: reads read, recording write, declarations, tags, erasure, token and audit work admin", () => {
     expect(rootFieldScopes(schema.getMutationType())).toEqual({
       createApiToken: { admin: true },
+      declarePrivacyBudget: { admin: true },
+      declareTagPurposes: { admin: true },
       downgradeTag: { admin: true },
       erasurePlan: { admin: true },
       executeErasure: { admin: true },
@@ -23,6 +26,7 @@ describe("every root field declares the scope it needs, and undeclared ones fail
       recordCompositeExecution: { write: true },
       recordExecution: { write: true },
       recordExecutions: { write: true },
+      raisePrivacyBudget: { admin: true },
       registerComposite: { admin: true },
       registerOperation: { admin: true },
       revokeApiToken: { admin: true },
@@ -36,6 +40,7 @@ describe("every root field declares the scope it needs, and undeclared ones fail
       ["erasurePlanById", { admin: true }],
       ["erasurePlans", { admin: true }],
       ["integrityReport", { admin: true }],
+      ["purposesServed", { admin: true }],
       ["tagAudit", { admin: true }],
     ]);
     // Compliance reads: evidence packages and their verification need read only (as GET /api/v1/evidence does).
@@ -51,6 +56,22 @@ describe("every root field declares the scope it needs, and undeclared ones fail
     ] as const) {
       for (const [field, scopes] of Object.entries(rootFieldScopes(type))) expect([field, allowed(scopes, [...levels])]).toEqual([field, true]);
     }
+  });
+
+  test("each root field carries the scopes checked before its operation runs, and they agree with what scope-auth checks", () => {
+    for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+      for (const field of Object.values(type!.getFields())) {
+        const declared = (field.extensions as { pothosOptions: { authScopes: Record<string, unknown> } }).pothosOptions.authScopes;
+        const expected = Object.entries(declared).map(([scope, value]) => (scope === "clearance" ? `clearance:${value}` : scope));
+        expect([field.name, checkedScopes(field)]).toEqual([field.name, expected]);
+      }
+    }
+  });
+
+  test("a root field whose scopes could only be decided while it resolves (a function) is refused when the schema is built", () => {
+    const builder = new SchemaBuilder<{ Context: AuthContext; AuthScopes: ProvgraphAuthScopes }>({ plugins: [ROOT_SCOPES_PLUGIN, ScopeAuthPlugin], scopeAuth: scopeAuthOptions });
+    builder.queryType({ fields: (t) => ({ dynamic: t.string({ authScopes: () => ({ read: true }), resolve: () => "x" }) }) });
+    expect(() => builder.toSchema()).toThrow("Query.dynamic: a root field's authScopes must be a plain map such as { write: true } or { clearance: \"PII\" } (a function or another value cannot be checked before the operation runs)");
   });
 
   describe("a schema built with provgraph's plugins, with fields that declare nothing", () => {

@@ -165,6 +165,22 @@ describe("erasure plans", () => {
     expect(other.__typename).toBe("RecordExecutionPayload");
   });
 
+  test("an event ingested before its subject was erased, sent again, is refused with SUBJECT_SUPPRESSED (not answered DUPLICATE), by the route and the mutation, writing nothing", async () => {
+    const subject = "subject-resent-Qe5rT7yU9iO1pA3s";
+    const event = hopEvent("crm", "resend", [], { name: "crm.resent", fields: ["email"], facets: { provgraph_dataSubjects: { keys: [subject] } } }, []);
+    await ingest(t, event);
+    const plan = (await gql(PLAN, { subjectKey: subject })).erasurePlan;
+    await gql(EXECUTE, { planId: plan.id });
+
+    const before = await allCounts(t);
+    const answer = await postLineage(t, JSON.stringify(event), { "content-type": "application/json", authorization: `Bearer ${t.adminToken}` });
+    expect([answer.status, answer.json.error?.code, answer.json.error?.pointer]).toEqual([422, "SUBJECT_SUPPRESSED", "/outputs/0/facets/provgraph_dataSubjects/keys/0"]);
+    expect(answer.text).not.toContain(subject);
+    const res = await gql(`mutation($events: [JSON!]!) { ingestOpenLineageEvents(events: $events) { stored duplicates refused results { status error { code pointer } } } }`, { events: [event] });
+    expect(res.ingestOpenLineageEvents).toEqual({ stored: 0, duplicates: 0, refused: 1, results: [{ status: "REFUSED", error: { code: "SUBJECT_SUPPRESSED", pointer: "/outputs/0/facets/provgraph_dataSubjects/keys/0" } }] });
+    expect({ ...(await allCounts(t)), auditEvents: before.auditEvents }).toEqual(before);
+  });
+
   describe("bad input to the erasure mutations is a typed error naming the field, and writes nothing", () => {
     const cases: [string, string, Record<string, unknown>, string, string][] = [
       ["kThreshold 0", PLAN, { subjectKey: SUBJECT, k: 0 }, "INVALID_ARGUMENT", "kThreshold"],

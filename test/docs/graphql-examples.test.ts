@@ -35,9 +35,9 @@ async function runWalkthrough(t: TestApp, steps: ReturnType<typeof walkthroughSt
 }
 
 describe("the walkthroughs", () => {
-  test("the README's tour records, then asks upstream; docs/walkthrough.md has its six steps", () => {
+  test("the README's tour records, then asks upstream; docs/walkthrough.md has its seven steps", () => {
     expect(stepsOf("README.md").map(({ query }) => operationName(query.text))).toEqual(["Record", "Upstream"]);
-    expect(stepsOf("docs/walkthrough.md").map(({ query }) => operationName(query.text))).toEqual(["Ingest", "Clean", "Annotate", "Upstream", "Pipeline", "Prov"]);
+    expect(stepsOf("docs/walkthrough.md").map(({ query }) => operationName(query.text))).toEqual(["Ingest", "Clean", "Annotate", "Upstream", "Pipeline", "Prov", "Find"]);
   });
 
   // Each page on an empty database of its own; within a page, in order (each step needs the ones before).

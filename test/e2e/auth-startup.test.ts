@@ -1,6 +1,7 @@
 import os from "node:os";
 import { generateTokenSecret } from "../../src/auth";
 import { type ServerProcess, spawnServer, startServer } from "../support/server-process";
+import { ensureBuilt } from "../support/build";
 import { runTokenCli } from "../support/token-cli";
 import { createTestDatabaseUrl } from "../support/test-database";
 import { freePort } from "../support/free-port";
@@ -21,6 +22,8 @@ async function stop(server: ServerProcess | undefined) {
 describe("start-up modes", () => {
   let database: { url: string; drop: () => Promise<void> };
   let server: ServerProcess | undefined;
+  // the token commands run the real `provgraph` command, compiled
+  beforeAll(() => ensureBuilt(), 900_000);
   beforeEach(async () => {
     database = await createTestDatabaseUrl();
   });
@@ -35,7 +38,7 @@ describe("start-up modes", () => {
     const run = spawnServer({ HOST: "0.0.0.0", PORT: String(port), DATABASE_URL: database.url });
     expect(await run.exited).toBe(1);
     expect(nonLogLines(run.output())).toEqual([
-      "provgraph: HOST 0.0.0.0 is not a loopback address and no API token exists: create one with 'npm run token -- create --scope admin --name admin' (same DATABASE_URL), or set PROVGRAPH_BOOTSTRAP_TOKEN",
+      "provgraph: HOST 0.0.0.0 is not a loopback address and no API token exists: create one with 'provgraph token create --scope admin --name admin' (same DATABASE_URL), or set PROVGRAPH_BOOTSTRAP_TOKEN",
     ]);
     expect(run.output()).not.toMatch(/\n\s+at /);
     expect(run.output()).not.toContain("listening");
@@ -51,7 +54,7 @@ describe("start-up modes", () => {
         service: "provgraph",
         host: "127.0.0.1",
         auth: "open",
-        msg: "OPEN MODE: no API token exists, so every request to this loopback-only server acts as admin. Create a token to require tokens: npm run token -- create --scope admin --name admin",
+        msg: "OPEN MODE: no API token exists, so every request to this loopback-only server acts as admin. Create a token to require tokens: provgraph token create --scope admin --name admin",
       },
     ]);
     expect(lines.find((line) => /listening/.test(line.msg)).auth).toBe("open");
@@ -86,15 +89,16 @@ describe("start-up modes", () => {
     expect(server.output()).not.toContain(token);
   });
 
-  test("the token CLI's mistakes are one line and exit 1", async () => {
+  test("the token command's mistakes are one line and their documented exit code: 2 for a bad value, 6 for an unknown token", async () => {
     const env = { DATABASE_URL: database.url };
     expect(await runTokenCli(["create", "--scope", "root", "--name", "x"], env)).toMatchObject({
-      code: 1,
+      code: 2,
       stdout: "",
-      stderr: "provgraph token: scopes: 'root' is not a scope: expected read, write, admin or clearance:<TAG> (TAG: 1-64 letters, digits, '_', '.' or '-')\n",
+      stderr: "provgraph: scopes: 'root' is not a scope: expected read, write, admin, metrics, clearance:<TAG> or purpose:<NAME> (TAG, NAME: 1-64 letters, digits, '_', '.' or '-')\n",
     });
-    expect(await runTokenCli(["revoke", "nobody"], env)).toMatchObject({ code: 1, stderr: expect.stringMatching(/^provgraph token: no active token is named 'nobody'\nusage: /) });
-    expect(await runTokenCli(["create", "--scope", "read", "--name", "x", "--expires", "soon"], env)).toMatchObject({ code: 1, stderr: expect.stringMatching(/^provgraph token: --expires 'soon' is neither a duration \(30d, 12h, 90m\) nor an ISO date\n/) });
+    expect(await runTokenCli(["revoke", "nobody"], env)).toMatchObject({ code: 6, stderr: "provgraph: no active token is named 'nobody'\n" });
+    expect(await runTokenCli(["create", "--scope", "read", "--name", "x", "--expires", "soon"], env)).toMatchObject({ code: 2, stderr: "provgraph: --expires 'soon' is neither a duration (30d, 12h, 90m) nor an ISO date\n" });
+    expect(await runTokenCli(["create", "--name", "x"], env)).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: required option '--scope <scope\.\.\.>' not specified\n/) });
     const generated = await runTokenCli(["generate"], {});
     expect([generated.code, generated.stdout]).toEqual([0, expect.stringMatching(/^pgt_[A-Za-z0-9_-]{43}\n$/)]);
   });

@@ -1,12 +1,11 @@
 import http from "node:http";
-import { Writable } from "node:stream";
 import { createClient, type Client } from "graphql-ws";
-import pino from "pino";
 import WebSocket from "ws";
 import type { CapturePlugin } from "../../plugins/types";
 import { defaultPlugins } from "../../plugins/registry";
 import { type App, buildApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { capturedLog } from "../support/request-log";
 import type { TestApp } from "../support/test-app";
 import { createTestDatabaseUrl } from "../support/test-database";
 import { registerOperation, tableCounts } from "../support/recording";
@@ -26,21 +25,14 @@ describe("client errors over real sockets", () => {
   let app: App;
   let url: string;
   let drop: () => Promise<void>;
-  const logLines: Record<string, any>[] = [];
+  let logLines: Record<string, any>[] = [];
   let t: TestApp;
 
   beforeAll(async () => {
     const database = await createTestDatabaseUrl();
     drop = database.drop;
-    const logger = pino(
-      { level: "info" },
-      new Writable({
-        write(chunk, _encoding, done) {
-          for (const line of String(chunk).trim().split("\n")) logLines.push(JSON.parse(line));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = capturedLog();
+    logLines = lines;
     app = await buildApp(loadConfig({ DATABASE_URL: database.url, PORT: "0" }), { logger, plugins: [failingPlugin, ...defaultPlugins] });
     url = await app.start();
     t = {
@@ -219,7 +211,7 @@ describe("client errors over real sockets", () => {
       });
       const copies = Array.from({ length: 8 }, (_, i) => `l${i}: lineage(artifactId: "art_0000000000000000000000000000000000000000", first: 50000) { nodes { artifact { id originalName } depth } }`).join(" ");
       const costly = await run(`{ ${copies} }`);
-      expect(costly.result.errors.map((e: any) => e.extensions)).toEqual([{ code: "QUERY_TOO_COSTLY", limit: 1_000_000, found: 2_000_008 }]);
+      expect(costly.result.errors.map((e: any) => e.extensions)).toEqual([{ code: "QUERY_TOO_COSTLY", limit: 1_000_000, found: 2_000_008, field: "lineage", argument: "first", items: 50_000 }]);
       expect(closes).toEqual([]);
     });
   });

@@ -30,8 +30,9 @@ const unavailable = !redis.available ? redis.reason : undefined;
     drop = database.drop;
     await migrateDatabase(database.url);
     const env = { DATABASE_URL: database.url, PORT: "0", REDIS_URL: broker.url, MIGRATE_ON_START: "false", LOG_LEVEL: "info" };
-    [a, b] = await Promise.all([startServer(env), startServer(env)]);
-  });
+    // Two processes compiling through tsx at once on a busy machine: give them time.
+    [a, b] = await Promise.all([startServer(env, 120_000), startServer(env, 120_000)]);
+  }, 300_000);
   afterAll(async () => {
     for (const server of [a, b]) {
       server?.child.kill("SIGTERM");

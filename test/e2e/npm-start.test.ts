@@ -69,7 +69,7 @@ describe("npm start never compiles", () => {
     expect(scripts.prestart).toBeUndefined();
     expect(scripts.start).toMatch(/\bnode dist\/src\/main\.js$/);
     expect(scripts.start).not.toMatch(/tsc|tsx|build/);
-    expect(scripts.prepare).toBe("npm run -s build");
+    expect(scripts.prepare).toBe("npm run -s prisma:generate && npm run -s build");
     expect(scripts.build).toBe("npm run -s build:server && npm run -s build:explorer");
   });
 });
@@ -86,7 +86,7 @@ describe.each([
   beforeAll(async () => {
     ensureBuilt();
     database = await createTestDatabaseUrl();
-  });
+  }, 900_000);
   afterAll(async () => {
     // never leave a server behind, even when an assertion failed
     for (const { pid } of processes) if (isAlive(pid)) process.kill(pid, "SIGKILL");

@@ -6,6 +6,7 @@ import { generateTokenSecret } from "../../src/auth";
 import { sqliteFilePath } from "../../src/db/database-url";
 import { type ServerProcess, startServer } from "../support/server-process";
 import { createTestDatabaseUrl, testProvider } from "../support/test-database";
+import { ensureBuilt } from "../support/build";
 import { runTokenCli } from "../support/token-cli";
 
 /**
@@ -29,6 +30,7 @@ describe("secrets in logs, errors and the database", () => {
   };
 
   beforeAll(async () => {
+    ensureBuilt();
     database = await createTestDatabaseUrl();
     databaseUrl = database.url;
     if (testProvider === "postgres") {
@@ -70,7 +72,7 @@ describe("secrets in logs, errors and the database", () => {
     }
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
-  });
+  }, 900_000);
   afterAll(async () => {
     if (server.child.exitCode === null) server.child.kill("SIGKILL");
     await database.drop();

@@ -28,6 +28,7 @@ class TestBroadcast {
         this.listeners.add(listener);
         return () => this.listeners.delete(listener);
       },
+      status: () => ({ via: "none", mode: "push" }),
       close: async () => undefined,
     };
   }

@@ -14,7 +14,7 @@ const INTEGRITY_REPORT = `query($sample: Int) {
   integrityReport(sample: $sample) { ok invariants { name checked violations sample { subject detail } } }
 }`;
 
-const NAMES = ["execution-rows", "edge-endpoints", "output-sources", "edge-types", "group-ids", "pipeline-steps", "feed-sequence", "inherited-policy-tags", "openlineage-run-state"];
+const NAMES = ["execution-rows", "edge-endpoints", "output-sources", "edge-types", "group-ids", "pipeline-steps", "feed-sequence", "inherited-policy-tags", "privacy-ledger", "openlineage-run-state"];
 
 describe("integrityReport", () => {
   let t: TokenTestApp;
@@ -87,6 +87,9 @@ describe("integrityReport", () => {
     const tagged = await t.gql(`mutation($input: TagArtifactInput!) { tagArtifact(input: $input) { holders } }`, { input: { artifactId: t0, tag: "PII", reason: "names" } });
     expect(tagged.errors).toBeUndefined();
     expect((tagged.data!.tagArtifact as { holders: number }).holders).toBe(3);
+    // A privacy budget (its ledger empty): what the privacy-ledger invariant reads.
+    const budget = await t.gql(`mutation { declarePrivacyBudget(input: { namespace: "pg", name: "raw.orders", epsilon: 1, reason: "integrity fixture" }) { accounting } }`);
+    expect(budget.errors).toBeUndefined();
   });
   afterAll(() => t.close());
 
@@ -105,6 +108,7 @@ describe("integrityReport", () => {
       "pipeline-steps": (await t.app.database.prisma.execution.count({ where: { pipeline: { not: null }, step: { not: null } } })) + counts.steps,
       "feed-sequence": counts.feedEvents,
       "inherited-policy-tags": await t.app.database.prisma.policyTagHolding.count(),
+      "privacy-ledger": 1,
       "openlineage-run-state": counts.openLineageRuns,
     });
     expect(counts.openLineageRuns).toBe(4); // three runs and the parent stub
@@ -224,6 +228,18 @@ describe("integrityReport", () => {
     expect(await db.policyTagHolding.findMany({ orderBy: [{ artifactId: "asc" }, { nodeKind: "asc" }, { field: "asc" }, { tag: "asc" }] })).toEqual(before);
     await t.app.services.compliance.tags.recompute();
     expect(await violations()).toEqual(only("inherited-policy-tags", 0));
+  });
+
+  test("privacy-ledger: a budget whose spend is not its ledger's sum, or more than its total", async () => {
+    const db = t.app.database.prisma;
+    await db.privacyBudget.update({ where: { namespace_name: { namespace: "pg", name: "raw.orders" } }, data: { epsilonSpent: 2_000_000_000_000n } });
+    expect(await violations()).toEqual(only("privacy-ledger", 2));
+    expect((await report()).invariants.find((i) => i.name === "privacy-ledger")!.sample).toEqual([
+      { subject: "pg/raw.orders", detail: "spent more than its totals" },
+      { subject: "pg/raw.orders", detail: "spent ε 2000000000000, δ 0 (units of 1e-12); its ledger sums ε 0, δ 0" },
+    ]);
+    await db.privacyBudget.update({ where: { namespace_name: { namespace: "pg", name: "raw.orders" } }, data: { epsilonSpent: 0n } });
+    expect(await violations()).toEqual(only("privacy-ledger", 0));
   });
 
   test("openlineage-run-state: an execution status that is not the fold of its stored events", async () => {

@@ -1,7 +1,6 @@
-import { Writable } from "node:stream";
 import zlib from "node:zlib";
-import pino from "pino";
 import { OPENLINEAGE_LIMITS } from "../../src/openlineage";
+import { capturedLog } from "../support/request-log";
 import { dataset, postEvent, postLineage, runEvent } from "../support/openlineage";
 import { tableCounts } from "../support/recording";
 import { createTokenTestApp, type TokenTestApp } from "../support/auth";
@@ -13,17 +12,10 @@ const JSON_HEADERS = { "content-type": "application/json" };
 /** POST /api/v1/lineage and its batch form, through yoga.fetch (the same routes HTTP clients reach). */
 describe("POST /api/v1/lineage", () => {
   let t: TestApp;
-  const logLines: Record<string, any>[] = [];
+  let logLines: Record<string, any>[] = [];
   beforeAll(async () => {
-    const logger = pino(
-      { level: "info" },
-      new Writable({
-        write(chunk, _encoding, done) {
-          for (const line of String(chunk).trim().split("\n")) logLines.push(JSON.parse(line));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = capturedLog();
+    logLines = lines;
     t = await createTestApp({ app: { logger } });
   });
   afterAll(() => t.close());

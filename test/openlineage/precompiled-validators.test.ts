@@ -14,7 +14,7 @@ describe("the validators the build precompiles", () => {
     ensureBuilt();
     precompiled = new OpenLineageSchema(require(path.join(__dirname, "..", "..", "dist", "src", "openlineage", "openlineage-validators.generated.js")) as EventKindValidators);
     compiled = new OpenLineageSchema(compileValidators().kinds);
-  });
+  }, 900_000);
 
   test("give the same verdict, pointer and reason as the schemas compiled at run time, on every fixture event and broken ones", () => {
     const events = fixtureFiles().flatMap(({ events }) => events.map(withBaseFields));

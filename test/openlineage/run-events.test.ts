@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { RecordingEvent } from "../../src/services/recording";
 import { groupIdFor } from "../../src/services/recording";
 import { datasetArtifactId } from "../../src/openlineage";
-import { dataset, postEvent, runEvent } from "../support/openlineage";
+import { dataset, postEvent, postLineage, runEvent } from "../support/openlineage";
 import { draft, recordOk, registerOperation, tableCounts } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 
@@ -157,6 +157,28 @@ describe("OpenLineage runs → executions", () => {
     expect(await execution(parentId)).toEqual(
       expect.objectContaining({ status: "COMPLETED", startedAt: "2026-03-11T01:00:00.000Z", endedAt: "2026-03-11T04:00:00.000Z", openLineage: { job: parentJob, eventCount: 2 } }),
     );
+  });
+
+  it("a START with a parent facet, then a COMPLETE without it: the COMPLETE is stored, the run COMPLETED, its parent kept (from the START)", async () => {
+    const parentId = randomUUID();
+    const runId = randomUUID();
+    const job = { namespace: "airflow", name: "dag.task" };
+    const parent = { run: { runId: parentId }, job: { namespace: "airflow", name: "dag" } };
+    await post(runEvent({ runId, job, eventType: "START", eventTime: "2026-03-11T01:00:00Z", run: { runId, facets: { parent } } }));
+    const answer = await postEvent(t, runEvent({ runId, job, eventType: "COMPLETE", eventTime: "2026-03-11T02:00:00Z" }));
+    expect([answer.status, answer.json.status, answer.json.executionStatus]).toEqual([201, "STORED", "COMPLETED"]);
+    expect(await execution(runId)).toEqual(expect.objectContaining({ status: "COMPLETED", parent: { runId: `run_${parentId}`, status: "STARTED", operation: { name: "dag", version: "openlineage:airflow" } } }));
+    // The other way round, and in one batch.
+    const later = randomUUID();
+    await post(runEvent({ runId: later, job, eventType: "COMPLETE", eventTime: "2026-03-11T02:00:00Z" }));
+    await post(runEvent({ runId: later, job, eventType: "START", eventTime: "2026-03-11T01:00:00Z", run: { runId: later, facets: { parent } } }));
+    expect((await execution(later)).parent.runId).toBe(`run_${parentId}`);
+    const batched = randomUUID();
+    const otherParent = randomUUID();
+    await post(runEvent({ runId: batched, job, eventType: "START", eventTime: "2026-03-11T01:00:00Z", run: { runId: batched, facets: { parent: { ...parent, run: { runId: otherParent } } } } }));
+    const batch = await postLineage(t, JSON.stringify([runEvent({ runId: batched, job, eventType: "RUNNING", eventTime: "2026-03-11T01:30:00Z" }), runEvent({ runId: batched, job, eventType: "COMPLETE", eventTime: "2026-03-11T02:00:00Z" })]));
+    expect([batch.status, batch.json.stored]).toEqual([200, 2]);
+    expect(await execution(batched)).toEqual(expect.objectContaining({ status: "COMPLETED", parent: expect.objectContaining({ runId: `run_${otherParent}` }) }));
   });
 
   it("a run's events must name one job: another job is refused, and the job it names is not registered (the refused unit wrote nothing)", async () => {

@@ -154,7 +154,7 @@ describe("admission control of heavy work (a server process, HEAVY_CONCURRENCY=2
     await post({ query: REGISTER_OPERATION, variables: { input: { name: "gen", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] } } });
     const seeded = await post({ query: RECORD_EXECUTION, variables: { input: { operation: "gen", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: [draft("root.csv")] }] } } });
     root = seeded.json.data.recordExecution.execution.outputs[0].artifact.id;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     if (server?.child.exitCode === null) {
       server.child.kill("SIGTERM");

@@ -9,6 +9,8 @@ const event = (runId: string): RecordingEvent => ({ type: "EXECUTION_RECORDED", 
 const runIdOf = (e: RecordingEvent) => (e.type === "LINEAGE_RECORDED" ? e.runId : e.execution.runId);
 const insertOperation = (id: string) => `INSERT INTO "Operation" (id, name, version, kind, declaration, "createdAt") VALUES ('${id}', '${id}', '1', 'CREATOR', '{}', CURRENT_TIMESTAMP)`;
 /** What node-postgres raises for a deadlock (SQLSTATE 40P01), as it reaches a unit through the driver. */
+/** One transaction takes every unit queued together, however slow a busy machine makes it (the default stops taking units after 100 ms). */
+const oneTransaction = { maxTransactionMs: 60_000 };
 const deadlock = () => Object.assign(new Error("deadlock detected"), { code: "40P01", severity: "ERROR" });
 
 // Issue 13, point 1: the commit path runs a transaction again when it meets a deadlock or a
@@ -24,7 +26,7 @@ describe(`transaction retries on the commit path (${testProvider})`, () => {
     (await db.database.reader.operation.findMany({ where: { id: { startsWith: prefix } }, select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
 
   test("a transaction failing with 40P01 once is rolled back and rerun: each caller answered once, each row and event once", async () => {
-    const commits = new GroupCommit(db.database);
+    const commits = new GroupCommit(db.database, oneTransaction);
     const heard: string[][] = [];
     commits.onCommitted((events) => heard.push(events.map(runIdOf)));
     const runs = { u1: 0, u2: 0, u3: 0, u4: 0 };
@@ -81,7 +83,7 @@ describe(`transaction retries on the commit path (${testProvider})`, () => {
   });
 
   test("a unit that fails on its own in a retried transaction keeps its answer and is not rerun", async () => {
-    const commits = new GroupCommit(db.database);
+    const commits = new GroupCommit(db.database, oneTransaction);
     const runs = { ok: 0, own: 0, conflicted: 0 };
     const results = await Promise.allSettled([
       commits.run(async (tx) => {
@@ -104,7 +106,7 @@ describe(`transaction retries on the commit path (${testProvider})`, () => {
   });
 
   test(`after ${MAX_TRANSACTION_ATTEMPTS} attempts a unit that keeps meeting conflicts fails alone with TRANSACTION_CONFLICT; the others commit`, async () => {
-    const commits = new GroupCommit(db.database);
+    const commits = new GroupCommit(db.database, oneTransaction);
     let conflicted = 0;
     const results = await Promise.allSettled([
       commits.run((tx) => tx.$executeRawUnsafe(insertOperation("t_1"))),
@@ -154,7 +156,7 @@ describe(`transaction retries on the commit path (${testProvider})`, () => {
     }, 30_000);
   } else {
     test("SQLite: a stale snapshot (SQLITE_BUSY_SNAPSHOT: another connection committed between the unit's read and its write) is retried", async () => {
-      const commits = new GroupCommit(db.database);
+      const commits = new GroupCommit(db.database, oneTransaction);
       const outsider = new BetterSqlite3(sqliteFilePath(db.url), { timeout: 0 });
       let runs = 0;
       try {

@@ -28,7 +28,8 @@ describe("commit path (one transaction per unit)", () => {
       return "done";
     });
     expect(result).toBe("done");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The listener's count is a read of its own: wait for it (50 ms was not always enough for PostgreSQL on a loaded machine).
+    while (heard.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(heard).toEqual([{ runIds: ["run_1", "run_2"], committed: 1 }]);
   });
 

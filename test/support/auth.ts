@@ -102,3 +102,20 @@ export function sseEvents(text: string): { event: string; data: any }[] {
       return { event, data: data === "" ? null : JSON.parse(data) };
     });
 }
+
+/** The row count of every table in the database (whatever tables there are), by table name: one statement once the tables are known. */
+export async function everyTableCount(t: TestApp): Promise<Record<string, number>> {
+  const db = t.app.database.prisma;
+  let tables = tableNames.get(t);
+  if (!tables) {
+    const rows =
+      t.app.database.provider === "sqlite"
+        ? await db.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations' ORDER BY name`)
+        : await db.$queryRawUnsafe<{ name: string }[]>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY table_name`);
+    tableNames.set(t, (tables = rows.map((row) => row.name)));
+  }
+  const [row] = await db.$queryRawUnsafe<Record<string, number | bigint>[]>(`SELECT ${tables.map((name, i) => `(SELECT COUNT(*) FROM "${name}") AS "t${i}"`).join(", ")}`);
+  return Object.fromEntries(tables.map((name, i) => [name, Number(row[`t${i}`])]));
+}
+
+const tableNames = new WeakMap<TestApp, string[]>();

@@ -12,7 +12,7 @@ const ROOT = path.join(__dirname, "..", "..");
 /** Written last by `npm run build:server`: its time is the build's. */
 const BUILT_MARKER = path.join(ROOT, "dist", "src", "openlineage", "openlineage-validators.generated.js");
 const LOCK = path.join(ROOT, "dist", ".build-lock");
-const SOURCES = ["src", "plugins", "bin", "tsconfig.json", "tsconfig.build.json", "package.json", "scripts/build-openlineage-validators.mjs"];
+const SOURCES = ["src", "plugins", "bin", "tsconfig.json", "tsconfig.build.json", "package.json", "scripts/build-openlineage-validators.mjs", "scripts/copy-graphiql-assets.mjs", "scripts/build-query-compilers.mjs"];
 
 function newestSource(entry: string): number {
   if (!fs.existsSync(entry)) return 0;

@@ -38,16 +38,24 @@ export async function ingest(t: TestApp & { adminToken?: string }, ...events: Re
   }
 }
 
-const COLUMN_TAGS = `query($namespace: String!, $name: String!) { dataset(namespace: $namespace, name: $name) { columns { field policyTags { tag level depth inherited origin { id tag source reportedSource value target { artifactId field } } } } } }`;
+const COLUMN_TAGS = `query($namespace: String!, $name: String!) { dataset(namespace: $namespace, name: $name) { columns { field policyTags { tag level depth inherited throughOpaqueStep origin { id tag source reportedSource value target { scope artifactId namespace name field } } } } } }`;
 
-/** The tags each column of a dataset's newest version holds, as `TAG@depth<-originDataset.originField` (only columns holding any). */
+/**
+ * The tags each column of a dataset's newest version holds, as `TAG@depth<-originDataset.originField`
+ * (only columns holding any; `~` after the depth when inherited through an opaque step). An origin
+ * on a dataset's column (every version) is named by the dataset; one on a version, by `names`.
+ */
 export async function columnTags(t: TestApp, namespace: string, name: string, names: Map<string, string>): Promise<Record<string, string[]>> {
   const res = await t.gql(COLUMN_TAGS, { namespace, name });
   if (res.errors) throw new Error(JSON.stringify(res.errors));
   const out: Record<string, string[]> = {};
   for (const column of res.data!.dataset.columns) {
     if (column.policyTags.length === 0) continue;
-    out[column.field] = column.policyTags.map((h: any) => `${h.tag}@${h.depth}<-${names.get(h.origin.target.artifactId) ?? h.origin.target.artifactId}.${h.origin.target.field ?? "*"}`);
+    out[column.field] = column.policyTags.map((h: any) => {
+      const target = h.origin.target;
+      const origin = target.scope === "DATASET" ? target.name : (names.get(target.artifactId) ?? target.artifactId);
+      return `${h.tag}@${h.depth}${h.throughOpaqueStep ? "~" : ""}<-${origin}.${target.field ?? "*"}`;
+    });
   }
   return out;
 }
@@ -62,6 +70,8 @@ export async function latestVersionId(t: TestApp, namespace: string, name: strin
 /** Row counts of every table, the compliance ones and the auth ones included. */
 export async function allCounts(t: TestApp) {
   const db = t.app.database.prisma;
+  // Tagged reads under a purpose are written a moment after they happen: counted once written.
+  await t.app.services.compliance.purposeAudit.flush();
   return {
     ...(await tableCounts(t)),
     apiTokens: await db.apiToken.count(),
@@ -75,6 +85,15 @@ export async function allCounts(t: TestApp) {
     erasurePlans: await db.erasurePlan.count(),
     erasureExecutions: await db.erasureExecution.count(),
     tombstones: await db.subjectTombstone.count(),
+    privacyBudgets: await db.privacyBudget.count(),
+    privacyReleases: await db.privacyRelease.count(),
+    privacyLedgerEntries: await db.privacyLedgerEntry.count(),
+    privacyBudgetChanges: await db.privacyBudgetChange.count(),
+    tagPurposePolicies: await db.tagPurposePolicy.count(),
+    runPurposes: await db.runPurpose.count(),
+    purposeAccesses: await db.purposeAccess.count(),
+    // Spent amounts: a refused release leaves every budget as it was.
+    privacySpent: (await db.privacyBudget.findMany({ orderBy: [{ namespace: "asc" }, { name: "asc" }] })).map((b) => `${b.namespace}/${b.name} ${b.epsilonSpent} ${b.deltaSpent} ${b.epsilonTotal}`),
   };
 }
 

@@ -26,8 +26,12 @@ export function spawnServer(env: Record<string, string>, nodeArgs: readonly stri
   return { child, output: () => output, exited };
 }
 
-/** Starts a server and waits for its "listening" log line. */
-export async function startServer(env: Record<string, string>, timeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
+/**
+ * Starts a server and waits for its "listening" log line. Through tsx, a start compiles the sources
+ * first: on a busy 2-core machine that alone has taken over 30 s, so the default wait is generous
+ * (a server that fails to start says so at once: its exit rejects).
+ */
+export async function startServer(env: Record<string, string>, timeoutMs = 120_000, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
   const server = spawnServer(env, nodeArgs);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.output()}`)), timeoutMs);

@@ -17,11 +17,12 @@ export interface TestApp {
 /**
  * The whole app (migrations, services, Yoga) over a fresh test database, without a socket. By
  * default in open mode (loopback, no token): every request acts as admin. `env` adds configuration
- * (test/support/auth.ts uses it for token mode).
+ * (test/support/auth.ts uses it for token mode). Silent unless TEST_LOG_LEVEL asks for its log
+ * (`TEST_LOG_LEVEL=error` shows the stack behind an INTERNAL_SERVER_ERROR).
  */
 export async function createTestApp(options: { env?: Record<string, string>; app?: AppOptions } = {}): Promise<TestApp> {
   const { url, drop } = await createTestDatabaseUrl();
-  const app = await buildApp(loadConfig({ DATABASE_URL: url, PORT: "0", LOG_LEVEL: "silent", ...options.env }), options.app);
+  const app = await buildApp(loadConfig({ DATABASE_URL: url, PORT: "0", LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", ...options.env }), options.app);
   return {
     app,
     gql: async (query, variables) => {

@@ -1,14 +1,12 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
+import { type CliRun, runCli } from "./cli";
 
-const ROOT = path.join(__dirname, "..", "..");
-
-/** Runs `npm run -s token -- <args>` (or the script directly through tsx: faster) with `env`. */
-export function runTokenCli(args: string[], env: Record<string, string>, via: "npm" | "tsx" = "tsx"): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const command = via === "npm" ? "npm" : process.execPath;
-  const argv = via === "npm" ? ["run", "-s", "token", "--", ...args] : ["--import", "tsx", "scripts/token.ts", ...args];
+/** `provgraph token <args>` (the real command; `npm run token -- <args>` with via "npm") with `env`. Call ensureBuilt() first. */
+export async function runTokenCli(args: string[], env: Record<string, string>, via: "npm" | "bin" = "bin"): Promise<CliRun> {
+  if (via === "bin") return runCli(["token", ...args], env);
+  const { spawn } = await import("node:child_process");
+  const path = await import("node:path");
   return new Promise((resolve) => {
-    const child = spawn(command, argv, { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("npm", ["run", "-s", "token", "--", ...args], { cwd: path.join(__dirname, "..", ".."), env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -144,7 +144,7 @@ describe("configuration of access control", () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toBe("invalid configuration: PROVGRAPH_BOOTSTRAP_TOKEN must be pgt_ followed by at least 22 letters, digits, '-' or '_' (make one with: npm run -s token -- generate)");
+    expect(message).toBe("invalid configuration: PROVGRAPH_BOOTSTRAP_TOKEN must be pgt_ followed by at least 22 letters, digits, '-' or '_' (make one with: provgraph token generate)");
     expect(message).not.toContain("tooShort");
   });
 });

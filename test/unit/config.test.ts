@@ -1,4 +1,8 @@
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, maskUrlPassword } from "../../src/config";
+import { generateKeyPairSync } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_HEAVY_READ_THREADS, loadConfig, maskUrlPassword } from "../../src/config";
 import { maskDatabaseUrl } from "../../src/db/database-url";
 
 describe("configuration from the environment", () => {
@@ -13,17 +17,32 @@ describe("configuration from the environment", () => {
       migrateOnStart: true,
       shutdownGraceMs: 10_000,
       redisUrl: null,
+      workers: 1,
       feedQueueLimit: 1_000,
       feedReplayWindow: 100_000,
       wsKeepAliveMs: 12_000,
+      wsMaxSubscriptions: 100,
       erasureSecret: null,
+      subjectKeysCaseInsensitive: [],
+      signingKey: null,
+      signingPreviousKeys: [],
       heavyConcurrency: 4,
       heavyQueueDepth: 64,
       heavyQueueWaitMs: 30_000,
       heavyBodyBytes: 262_144,
       graphqlMaxBodyBytes: 52_428_800,
+      wsMaxMessageBytes: 10_485_760,
+      heavyReadThreads: DEFAULT_HEAVY_READ_THREADS,
+      queryBudgetMs: 30_000,
+      resultMaxNodes: 10_000,
+      metrics: "off",
     });
     expect(DEFAULT_DATABASE_URL).toBe("file:data/provgraph.db");
+  });
+
+  test("METRICS: off (default), token or public, any case; another word is refused, naming the variable", () => {
+    expect(["", " Token ", "PUBLIC", "off"].map((value) => loadConfig({ METRICS: value }).metrics)).toEqual(["off", "token", "public", "off"]);
+    expect(() => loadConfig({ METRICS: "maybe" })).toThrow(/METRICS.*must be off, token or public, got 'maybe'/);
   });
 
   test("PROVGRAPH_ERASURE_SECRET: at least 32 characters, trimmed; a bad one is described, never echoed", () => {
@@ -42,6 +61,37 @@ describe("configuration from the environment", () => {
     expect(() => loadConfig({ PROVGRAPH_ERASURE_SECRET: `${secret}\u0007` })).toThrow("invalid configuration: PROVGRAPH_ERASURE_SECRET must not contain control characters");
   });
 
+  test("PROVGRAPH_SIGNING_KEY: an Ed25519 private key in PEM (or one line with \\n, or a file); anything else is described, never echoed; previous keys are JWK x values", () => {
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    const pem = String(privateKey.export({ format: "pem", type: "pkcs8" })).trim();
+    expect(loadConfig({ PROVGRAPH_SIGNING_KEY: pem }).signingKey).toBe(pem);
+    expect(loadConfig({ PROVGRAPH_SIGNING_KEY: pem.replace(/\n/g, "\\n") }).signingKey).toBe(pem);
+    const file = path.join(os.tmpdir(), `provgraph-signing-${process.pid}.pem`);
+    fs.writeFileSync(file, pem);
+    try {
+      expect(loadConfig({ PROVGRAPH_SIGNING_KEY_FILE: file }).signingKey).toBe(pem);
+      expect(() => loadConfig({ PROVGRAPH_SIGNING_KEY_FILE: file, PROVGRAPH_SIGNING_KEY: pem })).toThrow("invalid configuration: PROVGRAPH_SIGNING_KEY and PROVGRAPH_SIGNING_KEY_FILE are both set: give the key one way");
+    } finally {
+      fs.rmSync(file);
+    }
+    expect(loadConfig({}).signingKey).toBeNull();
+    expect(() => loadConfig({ PROVGRAPH_SIGNING_KEY: "not-a-key-but-secret" })).toThrow(/^invalid configuration: PROVGRAPH_SIGNING_KEY is not a private key in PEM/);
+    expect(() => loadConfig({ PROVGRAPH_SIGNING_KEY: "not-a-key-but-secret" })).not.toThrow(/not-a-key-but-secret/);
+    const rsa = String(generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ format: "pem", type: "pkcs8" }));
+    expect(() => loadConfig({ PROVGRAPH_SIGNING_KEY: rsa })).toThrow("invalid configuration: PROVGRAPH_SIGNING_KEY is a rsa key; documents are signed with Ed25519 (openssl genpkey -algorithm ed25519)");
+    expect(() => loadConfig({ PROVGRAPH_SIGNING_KEY_FILE: "/nonexistent/key.pem" })).toThrow("invalid configuration: PROVGRAPH_SIGNING_KEY_FILE cannot be read: ENOENT");
+    const x = (publicKey.export({ format: "jwk" }) as { x: string }).x;
+    expect(loadConfig({ PROVGRAPH_SIGNING_PREVIOUS_KEYS: ` ${x}, ${x}` }).signingPreviousKeys).toEqual([x]);
+    expect(loadConfig({}).signingPreviousKeys).toEqual([]);
+    expect(() => loadConfig({ PROVGRAPH_SIGNING_PREVIOUS_KEYS: "abc" })).toThrow(/^invalid configuration: PROVGRAPH_SIGNING_PREVIOUS_KEYS entry 'abc' is not an Ed25519 public key/);
+  });
+
+  test("PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE: namespaces (lower-cased) or *; anything else is refused", () => {
+    expect(loadConfig({ PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE: "Email, user_id" }).subjectKeysCaseInsensitive).toEqual(["email", "user_id"]);
+    expect(loadConfig({ PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE: "*" }).subjectKeysCaseInsensitive).toEqual(["*"]);
+    expect(() => loadConfig({ PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE: "e:mail" })).toThrow("invalid configuration: PROVGRAPH_SUBJECT_KEYS_CASE_INSENSITIVE entry 'e:mail' is not a namespace");
+  });
+
   test("explicit values are used", () => {
     const config = loadConfig({ PORT: "4555", HOST: "::1", DATABASE_URL: "postgres://u:p@db:5432/x", LOG_LEVEL: "DEBUG", MIGRATE_ON_START: "false" });
     expect(config).toMatchObject({ port: 4555, host: "::1", databaseUrl: "postgres://u:p@db:5432/x", logLevel: "debug", migrateOnStart: false });
@@ -54,10 +104,26 @@ describe("configuration from the environment", () => {
     expect(loadConfig({ REDIS_URL: "  " }).redisUrl).toBeNull();
   });
 
+  test("WORKERS: server processes on one port, 1 by default; more than one only on PostgreSQL (a SQLite file has one writing process)", () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WORKERS: "3", DATABASE_URL: "postgresql://u@localhost:5432/p" }).workers).toBe(3);
+    expect(loadConfig({ WORKERS: "1", DATABASE_URL: "file:./data/x.db" }).workers).toBe(1);
+    expect(() => loadConfig({ WORKERS: "2", DATABASE_URL: "file:./data/x.db" })).toThrow(/^invalid configuration: WORKERS is 2, but a SQLite database is written by one process/);
+    expect(() => loadConfig({ WORKERS: "0", DATABASE_URL: "postgresql://u@localhost:5432/p" })).toThrow("invalid configuration: WORKERS must be between 1 and 64, got 0");
+  });
+
   test("admission control: HEAVY_CONCURRENCY, HEAVY_QUEUE_DEPTH, HEAVY_QUEUE_WAIT_MS, HEAVY_BODY_BYTES, GRAPHQL_MAX_BODY_BYTES", () => {
     const config = loadConfig({ HEAVY_CONCURRENCY: "2", HEAVY_QUEUE_DEPTH: "0", HEAVY_QUEUE_WAIT_MS: "500", HEAVY_BODY_BYTES: "1024", GRAPHQL_MAX_BODY_BYTES: "2048" });
     expect(config).toMatchObject({ heavyConcurrency: 2, heavyQueueDepth: 0, heavyQueueWaitMs: 500, heavyBodyBytes: 1024, graphqlMaxBodyBytes: 2048 });
     expect(() => loadConfig({ HEAVY_CONCURRENCY: "0" })).toThrow("invalid configuration: HEAVY_CONCURRENCY must be between 1 and 1000, got 0");
+  });
+
+  test("heavy reads: HEAVY_READ_THREADS (default one per core beyond the event loop's, 1 to 4; 0 = on the event loop), QUERY_BUDGET_MS, RESULT_MAX_NODES, WS_MAX_MESSAGE_BYTES", () => {
+    expect(DEFAULT_HEAVY_READ_THREADS).toBe(Math.max(1, Math.min(4, os.availableParallelism() - 1)));
+    const config = loadConfig({ HEAVY_READ_THREADS: "0", QUERY_BUDGET_MS: "5000", RESULT_MAX_NODES: "500", WS_MAX_MESSAGE_BYTES: "65536" });
+    expect(config).toMatchObject({ heavyReadThreads: 0, queryBudgetMs: 5_000, resultMaxNodes: 500, wsMaxMessageBytes: 65_536 });
+    expect(() => loadConfig({ QUERY_BUDGET_MS: "10" })).toThrow("invalid configuration: QUERY_BUDGET_MS must be between 100 and 3600000, got 10");
+    expect(() => loadConfig({ HEAVY_READ_THREADS: "65" })).toThrow("invalid configuration: HEAVY_READ_THREADS must be between 0 and 64, got 65");
   });
 
   test.each([

@@ -193,4 +193,21 @@ describe("ordering a component too large for dagre", () => {
     const order = orderWithinColumns(nodes, edges);
     for (let i = 0; i < width; i++) expect(order.get(`c1n${i}`)).toBe(order.get(`c0n${i}`));
   });
+
+  test("a caller may lower the limit: a lineage neighbourhood of a few hundred nodes is ordered by the sweeps", () => {
+    // The same crossing pair as above, in a component small enough for dagre: with dagreWorkLimit 0
+    // the sweeps order it (they see the same crossing and remove it), and never call dagre.
+    const nodes = [
+      { key: "a", column: 0 },
+      { key: "b", column: 0 },
+      { key: "x", column: 1 },
+      { key: "y", column: 1 },
+    ];
+    const edges = [
+      { from: "a", to: "y" },
+      { from: "b", to: "x" },
+    ];
+    const order = orderWithinColumns(nodes, edges, { dagreWorkLimit: 0 });
+    expect(order.get("x")! < order.get("y")!).toBe(order.get("b")! < order.get("a")!);
+  });
 });

@@ -19,10 +19,11 @@ describe("the query cost estimate", () => {
     expect(cost(`{ ${closure} }`)).toBe(600_001);
   });
 
-  test("a variable counts as its value; absent, the field's default (10,000 a closure, 50 a page)", () => {
+  test("a variable counts as its value; absent, the field's default (1,000 a closure, 50 a page)", () => {
     const query = `query($n: Int) { lineage(artifactId: ${ROOT}, first: $n) { nodes { depth } } }`;
     expect(cost(query, { n: 7 })).toBe(1 + 7 * 2);
-    expect(cost(query, {})).toBe(1 + 10_000 * 2);
+    expect(cost(query, {})).toBe(1 + 1_000 * 2);
+    expect(cost(`{ columnLineage(namespace: "n", name: "x", field: "f") { nodes { depth } } }`)).toBe(1 + 1_000 * 2);
     expect(cost(`query($n: Int = 3) { lineage(artifactId: ${ROOT}, first: $n) { nodes { depth } } }`)).toBe(1 + 3 * 2);
     expect(cost("{ executions { edges { cursor } pageInfo { hasNextPage } } }")).toBe(1 + 50 * 2 + 2);
   });
@@ -40,6 +41,8 @@ describe("the query cost estimate", () => {
   test("nodes(ids) holds its ids; other lists count as a nominal number; introspection is free", () => {
     expect(cost('{ nodes(ids: ["a", "b", "c"]) { id } }')).toBe(3 * 2);
     expect(cost("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", { ids: Array(40).fill("x") })).toBe(40 * 2);
+    // A list longer than nodes(ids) may count is estimated on its first 1,001 items (the rest are execution's to check).
+    expect(cost("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", { ids: [...Array(100_000).fill("x"), { not: "an id" }] })).toBe(1_000 * 2);
     expect(cost(`{ artifact(id: ${ROOT}) { parents { id } } }`)).toBe(1 + UNBOUNDED_LIST_ITEMS * 2);
     expect(cost("{ __schema { types { name fields { name } } } }")).toBe(0);
   });

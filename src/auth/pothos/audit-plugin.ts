@@ -25,7 +25,7 @@ export class AuditPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     return async (parent, args, context, info) => {
       const ctx = context as AuthContext;
       if (writeOnly && ctx.principal.kind !== "token") return resolver(parent, args, context, info);
-      const entry = { actor: ctx.principal.name, tokenId: ctx.principal.tokenId, via: ctx.transport === "ws" ? ("WS" as const) : ("HTTP" as const), action, requestId: ctx.requestId };
+      const entry = entryOf(ctx, action);
       let committedWithIt = false;
       // Mutation fields run one after another, so the context holds one audited mutation at a time.
       ctx.auditInTransaction = async (tx, ...targets) => {
@@ -56,6 +56,18 @@ export class AuditPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
 }
 
 SchemaBuilder.registerPlugin("provgraphAudit", AuditPlugin);
+
+/**
+ * The entry of a mutation field refused before its operation ran (src/auth/operation-authorization.ts):
+ * who, the field, the ids it was asked to touch, and the refusal's code.
+ */
+export async function auditRefusal(context: AuthContext, action: string, args: unknown, outcome: string): Promise<void> {
+  await context.auth.audit.append({ ...entryOf(context, action), targets: idsIn(args), outcome }).catch((error: unknown) => auditFailed(context, action, error));
+}
+
+function entryOf(context: AuthContext, action: string) {
+  return { actor: context.principal.name, tokenId: context.principal.tokenId, via: context.transport === "ws" ? ("WS" as const) : ("HTTP" as const), action, requestId: context.requestId };
+}
 
 /** Failing to audit must not go unnoticed, but the mutation has already committed: say so loudly. */
 function auditFailed(context: AuthContext, action: string, error: unknown): void {

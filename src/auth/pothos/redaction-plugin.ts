@@ -5,11 +5,12 @@ import { holds } from "../principal";
 
 /**
  * Policy-tag enforcement, once for every field that needs it: a field declared with `redactBy`
- * names the policy subject whose tags guard it (a column, an artifact, an event's runs); a viewer
- * holding `clearance:<TAG>` for every one of those tags sees the value, any other viewer sees null
- * — never an error, which would say more than the field's name — and the type's `redacted` marker
- * field (redactedFields) lists the fields it redacted. A context without a policy lookup redacts
- * every guarded field (fail closed).
+ * names the policy subject whose tags guard it (a column, an artifact, a run, an event's runs and
+ * datasets); a viewer the redaction rule (withholdingReasons) lets through sees the value, any
+ * other viewer sees null — never an error, which would say more than the field's name — and the
+ * type's `redacted` marker field (redactedFields) lists the fields it redacted. A context without a
+ * policy lookup redacts every guarded field (fail closed). Parts of a JSON document (PROV-JSON, an
+ * evidence document) and routes outside GraphQL decide by the same rule (withheld).
  */
 export class RedactionPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
@@ -25,7 +26,7 @@ export class RedactionPlugin<Types extends SchemaTypes> extends BasePlugin<Types
   override wrapResolve(resolver: GraphQLFieldResolver<unknown, Types["Context"], object>, fieldConfig: PothosOutputFieldConfig<Types>): GraphQLFieldResolver<unknown, Types["Context"], object> {
     const redactBy = (fieldConfig.pothosOptions as { redactBy?: RedactBy }).redactBy;
     if (!redactBy) return resolver;
-    return async (parent, args, context, info) => ((await missingClearances(context as AuthContext, redactBy(parent))).length > 0 ? null : resolver(parent, args, context, info));
+    return async (parent, args, context, info) => ((await withholdingReasons(context as Viewer, redactBy(parent))).length > 0 ? null : resolver(parent, args, context, info));
   }
 }
 
@@ -34,24 +35,80 @@ SchemaBuilder.registerPlugin("provgraphRedaction", RedactionPlugin);
 /** Names the policy subject of a guarded field's parent; what a subject is, the policy lookup knows. */
 export type RedactBy = (parent: unknown) => object;
 
+/**
+ * Who is looking, as the redaction rule needs it: the principal, the purpose its request states, and
+ * the policy lookups of its request (the tags guarding a subject, the purposes tags allow); and,
+ * when reads are audited, where a tagged value the rule lets through is noted.
+ */
+export type Viewer = Pick<AuthContext, "principal" | "policyTagsOf" | "purpose" | "tagPurposesOf" | "noteTaggedRead">;
+
+/**
+ * Why one tag withholds a value: the viewer holds no `clearance:<TAG>` (CLEARANCE), or the tag
+ * declares the purposes its data may serve and the request states none of them (PURPOSE: `purpose`
+ * is what it stated, null for none; `allowedPurposes` what the tag allows).
+ */
+export type Withholding = { tag: string; missing: "CLEARANCE" } | { tag: string; missing: "PURPOSE"; purpose: string | null; allowedPurposes: readonly string[] };
+
 /** Guarded fields by type, collected while the schema is built. */
 const guardedFields = new Map<string, Map<string, RedactBy>>();
 
-/** The tags guarding `subject` that the viewer holds no clearance for (every tag when the context has no lookup). */
-export async function missingClearances(context: AuthContext, subject: object): Promise<string[]> {
-  if (!context.policyTagsOf) return ["(no policy lookup)"];
-  const tags = await context.policyTagsOf(subject);
-  return tags.filter((tag) => !holds(context.principal, `clearance:${tag}`));
+/**
+ * The redaction rule, the one place it is decided: why the viewer may not see what `subject`
+ * guards — for each policy tag the subject carries, the viewer needs its `clearance:<TAG>` and,
+ * when the tag declares purposes, to act under one of them (every tag withholds when there is no
+ * policy lookup). Empty: the viewer sees it, and a tagged value seen is noted for the purpose audit
+ * (unless `audit` is false: the markers that only say what is redacted).
+ */
+export async function withholdingReasons(viewer: Viewer, subject: object, options: { audit: boolean } = { audit: true }): Promise<Withholding[]> {
+  if (!viewer.policyTagsOf) return [{ tag: "(no policy lookup)", missing: "CLEARANCE" }];
+  const tags = await viewer.policyTagsOf(subject);
+  if (tags.length === 0) return [];
+  const reasons: Withholding[] = [];
+  const cleared: string[] = [];
+  for (const tag of tags) {
+    if (holds(viewer.principal, `clearance:${tag}`)) cleared.push(tag);
+    else reasons.push({ tag, missing: "CLEARANCE" });
+  }
+  if (cleared.length > 0) {
+    // Fail closed: without the purposes' lookup no tag is known to serve the request's purpose.
+    const allowed = viewer.tagPurposesOf ? await viewer.tagPurposesOf(cleared) : null;
+    const purpose = viewer.purpose ?? null;
+    for (const tag of cleared) {
+      const serves = allowed === null ? [] : allowed.get(tag);
+      if (serves !== undefined && (purpose === null || !serves.includes(purpose))) reasons.push({ tag, missing: "PURPOSE", purpose, allowedPurposes: serves });
+    }
+  }
+  if (reasons.length === 0 && options.audit) viewer.noteTaggedRead?.(subject, tags);
+  return reasons;
+}
+
+/** For each subject, whether the rule withholds what it guards from the viewer (parts of documents, routes outside GraphQL). */
+export async function withheld(viewer: Viewer, subjects: readonly object[]): Promise<boolean[]> {
+  return Promise.all(subjects.map(async (subject) => (await withholdingReasons(viewer, subject)).length > 0));
+}
+
+/** The fields of `typeName` declared with `redactBy` (the schema walk checks them; the marker lists them). */
+export function guardedFieldsOf(typeName: string): string[] {
+  return [...(guardedFields.get(typeName)?.keys() ?? [])];
 }
 
 /**
  * The resolver of a type's `redacted` marker: the names of its guarded fields this viewer sees as
- * null because of a missing clearance, in declaration order (empty when it sees everything).
+ * null because of the rule, in declaration order (empty when it sees everything).
  */
 export function redactedFields(typeName: string) {
-  return async (parent: unknown, _args: unknown, context: AuthContext): Promise<string[]> => {
-    const redacted: string[] = [];
-    for (const [field, redactBy] of guardedFields.get(typeName) ?? []) if ((await missingClearances(context, redactBy(parent))).length > 0) redacted.push(field);
+  return async (parent: unknown, _args: unknown, context: AuthContext): Promise<string[]> => (await redactionsOf(typeName)(parent, _args, context)).map((r) => r.field);
+}
+
+/** The resolver of a type's `redactions` marker: each guarded field this viewer sees as null, with why (each tag and what it lacks). */
+export function redactionsOf(typeName: string) {
+  return async (parent: unknown, _args: unknown, context: AuthContext): Promise<{ field: string; reasons: Withholding[] }[]> => {
+    const redacted: { field: string; reasons: Withholding[] }[] = [];
+    for (const [field, redactBy] of guardedFields.get(typeName) ?? []) {
+      // Asking what is redacted reads no value: not noted for the audit.
+      const reasons = await withholdingReasons(context, redactBy(parent), { audit: false });
+      if (reasons.length > 0) redacted.push({ field, reasons });
+    }
     return redacted;
   };
 }

@@ -1,5 +1,5 @@
 import type http from "node:http";
-import { getOperationAST } from "graphql";
+import { type DocumentNode, getOperationAST, Kind, type SelectionSetNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { estimatedCostOf } from "../../limits/query-cost";
 import type { Logger } from "../../logger";
@@ -12,11 +12,31 @@ import type { OverloadedError } from "./overloaded-error";
  * - a request body of HEAVY_BODY_BYTES or more, or of unknown length, on /graphql or the lineage
  *   routes (big recordings, batches, OpenLineage batches): admitted before its body is read, so a
  *   waiting request holds a socket, not a parsed body;
- * - an operation whose estimated cost (src/limits/query-cost.ts) is HEAVY_COST or more — closures,
- *   provenance maps, graphs, large pages — or a mutation whose variables hold HEAVY_INPUT_ITEMS list
- *   items or more (over graphql-ws too, where there is no body to measure).
+ * - an operation that asks for a walk of the lineage (HEAVY_ROOT_FIELDS: closures, provenance maps,
+ *   graphs, evidence), whatever page it asks for: its cost is the walk, not the nodes it answers;
+ * - an operation whose estimated cost (src/limits/query-cost.ts) is HEAVY_COST or more (large pages),
+ *   or a mutation whose variables hold HEAVY_INPUT_ITEMS list items or more (over graphql-ws too,
+ *   where there is no body to measure).
  */
 export const HEAVY_COST = 10_000;
+
+/** Root fields that walk the lineage: heavy at any page size (a default page of 1,000 nodes still walks the store). */
+export const HEAVY_ROOT_FIELDS: ReadonlySet<string> = new Set([
+  "lineage",
+  "provJson",
+  "columnLineage",
+  "lineageCoverage",
+  "provenanceMap",
+  "macroGraph",
+  "microGraph",
+  "lineageGraph",
+  "expand",
+  "lineagePath",
+  "impact",
+  "evidencePackage",
+  "verifyEvidence",
+  "erasurePlan",
+]);
 export const HEAVY_INPUT_ITEMS = 1_000;
 
 const GATED_PATHS = new Set(["/graphql", "/api/v1/lineage", "/api/v1/lineage/batch"]);
@@ -78,9 +98,32 @@ export function useHeavyWorkAdmission(queue: HeavyWorkQueue): Plugin {
   };
 }
 
-function isHeavy(args: { contextValue: unknown; document: Parameters<typeof getOperationAST>[0]; operationName?: string | null; variableValues?: unknown }): boolean {
+function isHeavy(args: { contextValue: unknown; document: DocumentNode; operationName?: string | null; variableValues?: unknown }): boolean {
   if ((estimatedCostOf(args.contextValue) ?? 0) >= HEAVY_COST) return true;
-  return getOperationAST(args.document, args.operationName)?.operation === "mutation" && listItemsReach(args.variableValues, HEAVY_INPUT_ITEMS);
+  const operation = getOperationAST(args.document, args.operationName);
+  if (!operation) return false;
+  if (rootFieldNames(args.document, operation.selectionSet).some((name) => HEAVY_ROOT_FIELDS.has(name))) return true;
+  return operation.operation === "mutation" && listItemsReach(args.variableValues, HEAVY_INPUT_ITEMS);
+}
+
+/** The root fields an operation selects, through fragments and inline fragments (each fragment once). */
+function rootFieldNames(document: DocumentNode, selectionSet: SelectionSetNode): string[] {
+  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const names: string[] = [];
+  const seen = new Set<string>();
+  const visit = (set: SelectionSetNode) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) names.push(selection.name.value);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
+      else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) visit(fragment.selectionSet);
+      }
+    }
+  };
+  visit(selectionSet);
+  return names;
 }
 
 /** Whether `value` holds at least `limit` list items, however deep; stops counting there. */

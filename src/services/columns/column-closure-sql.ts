@@ -1,4 +1,5 @@
 import type { DatabaseProvider } from "../../db/database-url";
+import { jsonListSelect } from "../../db/json-list";
 import type { LineageDirection } from "../lineage";
 import type { ColumnEdgeType } from "./column-records";
 import type { Statement } from "../../db/sql-statement";
@@ -71,18 +72,19 @@ export function columnClosureStatement(provider: DatabaseProvider, o: ColumnClos
     upstream ? `e."targetId" = ${w}.node AND (e."targetField" = ${w}.field OR e."targetField" IS NULL)` : `e."sourceId" = ${w}.node AND (${w}.field IS NULL OR e."sourceField" = ${w}.field)`;
   const farNode = upstream ? `e."sourceId"` : `e."targetId"`;
   const farField = upstream ? `e."sourceField"` : `e."targetField"`;
-  const typeFilter = () => (o.types ? ` AND e.type IN (${o.types.map((t) => bind(t)).join(", ")})` : "");
+  // bounded: the distinct values of ColumnEdgeType (two).
+  const typeFilter = () => (o.types ? ` AND e.type IN (${[...new Set(o.types)].map((t) => bind(t)).join(", ")})` : "");
 
   let seed: string;
   if ("root" in o.seeds) {
     seed = `SELECT CAST(${bind(o.seeds.root.artifactId)} AS TEXT), CAST(${bind(o.seeds.root.field)} AS TEXT)${depth ? ", 0" : ""}`;
   } else {
-    const ids = o.seeds.artifactColumnsOf.length > 0 ? o.seeds.artifactColumnsOf : [""];
-    const list = () => ids.map((id) => bind(id)).join(", ");
+    // Any number of versions (a namespace's outputs): bound as one JSON list.
+    const ids = JSON.stringify(o.seeds.artifactColumnsOf);
     seed =
-      `SELECT seed.node, seed.field${depth ? ", 0" : ""} FROM (SELECT c."artifactId" AS node, c.field AS field FROM "DatasetColumn" c WHERE c."artifactId" IN (${list()}) ` +
-      `UNION SELECT s."targetId", s."targetField" FROM "ColumnEdge" s WHERE s."targetId" IN (${list()}) AND s."targetField" IS NOT NULL ` +
-      `UNION SELECT s."sourceId", s."sourceField" FROM "ColumnEdge" s WHERE s."sourceId" IN (${list()})) seed`;
+      `SELECT seed.node, seed.field${depth ? ", 0" : ""} FROM (SELECT c."artifactId" AS node, c.field AS field FROM "DatasetColumn" c WHERE c."artifactId" IN (${jsonListSelect(provider, bind(ids))}) ` +
+      `UNION SELECT s."targetId", s."targetField" FROM "ColumnEdge" s WHERE s."targetId" IN (${jsonListSelect(provider, bind(ids))}) AND s."targetField" IS NOT NULL ` +
+      `UNION SELECT s."sourceId", s."sourceField" FROM "ColumnEdge" s WHERE s."sourceId" IN (${jsonListSelect(provider, bind(ids))})) seed`;
   }
   let sql = `WITH RECURSIVE walk(node, field${depth ? ", depth" : ""}) AS (${seed} UNION `;
   sql += `SELECT ${farNode}, ${farField}${depth ? ", w.depth + 1" : ""} FROM walk w `;

@@ -1,12 +1,12 @@
-import type { Database } from "../../db/client";
+import type { ReadDatabase } from "../../db/client";
 import { InvalidArgumentError, PageSizeError } from "../errors";
 import type { ArtifactId } from "../ids";
 import type { LineageDirection } from "../lineage";
 import { columnClosureStatement, type ColumnClosureStatementOptions } from "./column-closure-sql";
 import { type ColumnEdgeRecord, type ColumnEdgeType, type ColumnRef, columnKey, COLUMN_EDGE_TYPES, toColumnEdgeRecord } from "./column-records";
 
-/** Columns a column closure returns (besides its root) when `first` is not given, and at most. */
-export const DEFAULT_COLUMN_CLOSURE_NODES = 10_000;
+/** Columns a column closure returns (besides its root) when `first` is not given (sized as DEFAULT_CLOSURE_NODES is), and at most. */
+export const DEFAULT_COLUMN_CLOSURE_NODES = 1_000;
 export const MAX_COLUMN_CLOSURE_NODES = 50_000;
 /** Up to this maxDepth the walk goes by (column, depth); beyond it, or with none, each column is walked once. */
 export const COLUMN_DEPTH_WALK_MAX_DEPTH = 16;
@@ -61,7 +61,7 @@ export interface ColumnWalk {
   budgetSpent: boolean;
 }
 
-export async function runColumnWalk(database: Database, options: ColumnClosureStatementOptions): Promise<ColumnWalk> {
+export async function runColumnWalk(database: ReadDatabase, options: ColumnClosureStatementOptions): Promise<ColumnWalk> {
   const { sql, params } = columnClosureStatement(database.provider, options);
   const rows = await database.reader.$queryRawUnsafe<Row[]>(sql, ...params);
   const nodes = new Map<string, ColumnRef & { depth: number | null }>();
@@ -129,7 +129,7 @@ export function edgesAt(edges: readonly ColumnEdgeRecord[], direction: LineageDi
 
 /** Transitive column lineage: one recursive statement per closure (column-closure-sql.ts). */
 export class ColumnClosureReader {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: ReadDatabase) {}
 
   async closure(query: ColumnClosureQuery): Promise<ColumnClosure> {
     const first = query.first ?? DEFAULT_COLUMN_CLOSURE_NODES;

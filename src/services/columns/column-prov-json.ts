@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { Db } from "../../db/client";
 import { PROV_JSON_PREFIXES, qualifiedId } from "../lineage";
 import { toArtifactRecord } from "../records";
@@ -43,8 +44,9 @@ export class ColumnProvJsonExporter {
     const artifactIds = [...new Set(refs.map((r) => r.artifactId as string))].sort();
     const runIds = [...new Set(closure.edges.map((e) => e.runId as string))].sort();
     const [artifacts, executions] = await Promise.all([
-      this.db.artifact.findMany({ where: { id: { in: artifactIds } } }),
-      this.db.execution.findMany({ where: { runId: { in: runIds } }, include: { operation: true }, orderBy: { runId: "asc" } }),
+      inChunks(artifactIds, (chunk) => this.db.artifact.findMany({ where: { id: { in: chunk } } })),
+      // Sorted chunks of sorted ids: the rows come in runId order.
+      inChunks(runIds, (chunk) => this.db.execution.findMany({ where: { runId: { in: chunk } }, include: { operation: true }, orderBy: { runId: "asc" } })),
     ]);
     const doc: ColumnProvJsonDocument = { prefix: { ...PROV_JSON_PREFIXES }, entity: {}, activity: {}, hadMember: {}, wasDerivedFrom: {} };
     const records = new Map(artifacts.map((row) => [row.id, toArtifactRecord(row)]));

@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { Db } from "../../db/client";
 import type { ArtifactId, RunId } from "../ids";
 import { type ColumnEdgeRecord, type ColumnRef, toColumnEdgeRecord } from "./column-records";
@@ -20,9 +21,9 @@ export class ColumnReader {
   async columnsOf(ids: readonly ArtifactId[]): Promise<ColumnView[][]> {
     const wanted = [...new Set(ids as readonly string[])];
     const [schema, sources, targets] = await Promise.all([
-      this.db.datasetColumn.findMany({ where: { artifactId: { in: wanted } } }),
-      this.db.columnEdge.findMany({ where: { sourceId: { in: wanted } }, select: { sourceId: true, sourceField: true }, distinct: ["sourceId", "sourceField"] }),
-      this.db.columnEdge.findMany({ where: { targetId: { in: wanted }, targetField: { not: null } }, select: { targetId: true, targetField: true }, distinct: ["targetId", "targetField"] }),
+      inChunks(wanted, (chunk) => this.db.datasetColumn.findMany({ where: { artifactId: { in: chunk } } })),
+      inChunks(wanted, (chunk) => this.db.columnEdge.findMany({ where: { sourceId: { in: chunk } }, select: { sourceId: true, sourceField: true }, distinct: ["sourceId", "sourceField"] })),
+      inChunks(wanted, (chunk) => this.db.columnEdge.findMany({ where: { targetId: { in: chunk }, targetField: { not: null } }, select: { targetId: true, targetField: true }, distinct: ["targetId", "targetField"] })),
     ]);
     const byArtifact = new Map<string, Map<string, ColumnView>>();
     const add = (view: ColumnView) => {
@@ -46,21 +47,21 @@ export class ColumnReader {
    * dataset-wide ones.
    */
   async upstreamOf(refs: readonly ColumnRef[]): Promise<ColumnEdgeRecord[][]> {
-    const rows = await this.db.columnEdge.findMany({ where: { targetId: { in: [...new Set(refs.map((r) => r.artifactId as string))] } }, orderBy: { id: "asc" } });
+    const rows = await inChunks(new Set(refs.map((r) => r.artifactId as string)), (chunk) => this.db.columnEdge.findMany({ where: { targetId: { in: chunk } }, orderBy: { id: "asc" } }));
     const edges = rows.map(toColumnEdgeRecord);
     return refs.map((ref) => edges.filter((e) => e.targetId === ref.artifactId && (e.targetField === null || e.targetField === ref.field)));
   }
 
   /** For each column, the edges one hop downstream: those out of it (for a whole version: out of any of its columns). */
   async downstreamOf(refs: readonly ColumnRef[]): Promise<ColumnEdgeRecord[][]> {
-    const rows = await this.db.columnEdge.findMany({ where: { sourceId: { in: [...new Set(refs.map((r) => r.artifactId as string))] } }, orderBy: { id: "asc" } });
+    const rows = await inChunks(new Set(refs.map((r) => r.artifactId as string)), (chunk) => this.db.columnEdge.findMany({ where: { sourceId: { in: chunk } }, orderBy: { id: "asc" } }));
     const edges = rows.map(toColumnEdgeRecord);
     return refs.map((ref) => edges.filter((e) => e.sourceId === ref.artifactId && (ref.field === null || e.sourceField === ref.field)));
   }
 
   /** For each run, the column edges it recorded, in recording order. */
   async edgesOfRuns(runIds: readonly RunId[]): Promise<ColumnEdgeRecord[][]> {
-    const rows = await this.db.columnEdge.findMany({ where: { runId: { in: [...new Set(runIds as readonly string[])] } }, orderBy: { id: "asc" } });
+    const rows = await inChunks(new Set(runIds as readonly string[]), (chunk) => this.db.columnEdge.findMany({ where: { runId: { in: chunk } }, orderBy: { id: "asc" } }));
     const edges = rows.map(toColumnEdgeRecord);
     return runIds.map((runId) => edges.filter((e) => e.runId === runId));
   }

@@ -1,4 +1,4 @@
-import type { Database } from "../../db/client";
+import type { ReadDatabase } from "../../db/client";
 import { ColumnClosureReader } from "./column-closure";
 import { ColumnProvJsonExporter } from "./column-prov-json";
 import { ColumnReader } from "./column-reader";
@@ -14,7 +14,7 @@ export interface ColumnServices {
   provJson: ColumnProvJsonExporter;
 }
 
-export function createColumnServices(database: Database): ColumnServices {
+export function createColumnServices(database: ReadDatabase): ColumnServices {
   return {
     columns: new ColumnReader(database.reader),
     closures: new ColumnClosureReader(database),

@@ -1,4 +1,5 @@
-import type { Database } from "../../db/client";
+import { inChunks } from "../../db/chunked-lists";
+import type { Database, ReadDatabase } from "../../db/client";
 import { PageSizeError } from "../errors";
 import type { ArtifactId, RunId } from "../ids";
 import { ColumnReader } from "./column-reader";
@@ -58,7 +59,7 @@ export interface LineageCoverage {
 export class CoverageReader {
   private readonly columns: ColumnReader;
 
-  constructor(private readonly database: Database) {
+  constructor(private readonly database: ReadDatabase) {
     this.columns = new ColumnReader(database.reader);
   }
 
@@ -79,7 +80,7 @@ export class CoverageReader {
     const nodes = [...(walk?.nodes.values() ?? []), ...outputColumns];
     const edges = walk?.edges ?? [];
     const artifactIds = [...new Set([...outputVersions, ...nodes.map((n) => n.artifactId)])];
-    const producers = artifactIds.length === 0 ? [] : await db.executionArtifact.findMany({ where: { artifactId: { in: artifactIds }, direction: "PRODUCED" }, select: { artifactId: true, runId: true } });
+    const producers = artifactIds.length === 0 ? [] : await inChunks(artifactIds, (chunk) => db.executionArtifact.findMany({ where: { artifactId: { in: chunk }, direction: "PRODUCED" }, select: { artifactId: true, runId: true } }));
     const producedIds = new Set(producers.map((p) => p.artifactId));
 
     // Gaps: produced columns no field edge leads into. Then everything downstream of a gap, within the walk.
@@ -108,7 +109,7 @@ export class CoverageReader {
       .map((c) => ({ artifactId: c.artifactId, field: c.field, reason: gaps.has(columnKey(c)) ? "NO_COLUMN_LINEAGE" : "UPSTREAM_UNRESOLVED" }));
 
     // Opaque: (run, version) pairs where the run produced the version and recorded no field edge into it.
-    const edgesByRun = artifactIds.length === 0 ? [] : await db.columnEdge.groupBy({ by: ["runId", "targetId"], where: { targetId: { in: artifactIds }, targetField: { not: null } } });
+    const edgesByRun = artifactIds.length === 0 ? [] : await inChunks(artifactIds, (chunk) => db.columnEdge.groupBy({ by: ["runId", "targetId"], where: { targetId: { in: chunk }, targetField: { not: null } } }));
     const described = new Set(edgesByRun.map((g) => `${g.runId}\u0000${g.targetId}`));
     const opaqueNodes = producers
       .filter((p) => !described.has(`${p.runId}\u0000${p.artifactId}`))

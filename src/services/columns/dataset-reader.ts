@@ -1,4 +1,6 @@
+import { orChunks } from "../../db/chunked-lists";
 import type { Db } from "../../db/client";
+import { runIdForUuid } from "../ids";
 import type { DatasetRef } from "../records";
 import { type ArtifactRecord, toArtifactRecord } from "../records";
 
@@ -12,20 +14,31 @@ export class DatasetReader {
   /** For each dataset, its versions, newest first (by when provgraph recorded them, then id); one statement. */
   async versionsOf(datasets: readonly Pick<DatasetRef, "namespace" | "name">[], first: number): Promise<ArtifactRecord[][]> {
     if (datasets.length === 0) return [];
-    const rows = await this.db.artifact.findMany({
-      where: { OR: datasets.map((d) => ({ datasetNamespace: d.namespace, datasetName: d.name })) },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    });
+    // Each dataset's versions come from one chunk, in their order.
+    const rows = await orChunks(datasets, (chunk) =>
+      this.db.artifact.findMany({
+        where: { OR: chunk.map((d) => ({ datasetNamespace: d.namespace, datasetName: d.name })) },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      }),
+    );
     const records = rows.map(toArtifactRecord);
     return datasets.map((d) => records.filter((a) => a.dataset!.namespace === d.namespace && a.dataset!.name === d.name).slice(0, first));
   }
 
-  /** The newest version of a dataset (a named `version` when given), or null when provgraph has none. */
+  /**
+   * The newest version of a dataset (a named `version` when given), or null when provgraph has none.
+   * A version no `version` facet named is the producing run's id, `run_<uuid>`: the bare OpenLineage
+   * runId names it too (docs/column-lineage.md), when no version is called that itself.
+   */
   async version(namespace: string, name: string, version?: string | null): Promise<ArtifactRecord | null> {
-    const row = await this.db.artifact.findFirst({
-      where: { datasetNamespace: namespace, datasetName: name, ...(version != null ? { datasetVersion: version } : {}) },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    });
+    const find = (datasetVersion?: string) =>
+      this.db.artifact.findFirst({
+        where: { datasetNamespace: namespace, datasetName: name, ...(datasetVersion !== undefined ? { datasetVersion } : {}) },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
+    let row = await find(version ?? undefined);
+    const runId = version != null ? runIdForUuid(version) : undefined;
+    if (!row && runId !== undefined) row = await find(runId);
     return row ? toArtifactRecord(row) : null;
   }
 }

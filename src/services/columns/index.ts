@@ -9,3 +9,4 @@ export type { ColumnView } from "./column-reader";
 export { MAX_DATASET_VERSIONS } from "./dataset-reader";
 export { COVERAGE_THRESHOLD, DEFAULT_COVERAGE_ITEMS, type LineageCoverage, MAX_COVERAGE_ITEMS, type OpaqueNode, type UnresolvedColumn } from "./coverage";
 export { type ColumnProvJsonDocument, columnQualifiedId } from "./column-prov-json";
+export { columnReads, type DatasetColumnLineage, type DatasetColumnLineageQuery } from "./heavy-reads";

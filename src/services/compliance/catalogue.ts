@@ -1,3 +1,4 @@
+import { inChunks, orChunks } from "../../db/chunked-lists";
 import type { Db } from "../../db/client";
 import { InvalidArgumentError } from "../errors";
 import type { CommitPath } from "../recording";
@@ -102,12 +103,11 @@ export class Catalogue {
   async factsOf(artifactIds: readonly string[]): Promise<(CatalogueFactRecord | null)[]> {
     const ids = [...new Set(artifactIds)];
     if (ids.length === 0) return [];
-    const artifacts = await this.db.artifact.findMany({ where: { id: { in: ids } }, select: { id: true, datasetNamespace: true, datasetName: true } });
-    const datasets = artifacts.filter((a) => a.datasetNamespace !== null && a.datasetName !== null);
-    const rows = await this.db.catalogueFact.findMany({
-      where: { OR: [{ targetKind: "ARTIFACT", artifactId: { in: ids } }, ...datasets.map((a) => ({ targetKind: "DATASET", namespace: a.datasetNamespace!, name: a.datasetName! }))] },
-      orderBy: { id: "asc" },
-    });
+    const artifacts = await inChunks(ids, (chunk) => this.db.artifact.findMany({ where: { id: { in: chunk } }, select: { id: true, datasetNamespace: true, datasetName: true } }));
+    const datasets = new Map(artifacts.filter((a) => a.datasetNamespace !== null && a.datasetName !== null).map((a) => [`${a.datasetNamespace}\u0000${a.datasetName}`, { namespace: a.datasetNamespace!, name: a.datasetName! }]));
+    const own = await inChunks(ids, (chunk) => this.db.catalogueFact.findMany({ where: { targetKind: "ARTIFACT", artifactId: { in: chunk } } }));
+    const ofDatasets = await orChunks(datasets.values(), (chunk) => this.db.catalogueFact.findMany({ where: { targetKind: "DATASET", OR: chunk.map((d) => ({ namespace: d.namespace, name: d.name })) } }));
+    const rows = [...own, ...ofDatasets].sort((a, b) => a.id - b.id);
     const newest = new Map<string, FactRow>();
     for (const row of rows) newest.set(row.targetKind === "ARTIFACT" ? `a\u0000${row.artifactId}` : `d\u0000${row.namespace}\u0000${row.name}`, row);
     const byId = new Map(artifacts.map((a) => [a.id, a]));
@@ -126,7 +126,7 @@ export class Catalogue {
     const holding = [...newest.values()].filter((r) => r.holdsSubjectData);
     const datasets = holding.filter((r) => r.targetKind === "DATASET");
     const versions =
-      datasets.length === 0 ? [] : await this.db.artifact.findMany({ where: { OR: datasets.map((d) => ({ datasetNamespace: d.namespace!, datasetName: d.name! })) }, select: { id: true } });
+      datasets.length === 0 ? [] : await orChunks(datasets, (chunk) => this.db.artifact.findMany({ where: { OR: chunk.map((d) => ({ datasetNamespace: d.namespace!, datasetName: d.name! })) }, select: { id: true } }));
     const candidates = [...new Set([...holding.filter((r) => r.targetKind === "ARTIFACT").map((r) => r.artifactId!), ...versions.map((v) => v.id)])];
     // An artifact's own facts override its dataset's.
     const facts = await this.factsOf(candidates);

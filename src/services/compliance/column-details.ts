@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { Db, DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { insertRows } from "../recording";
@@ -38,7 +39,7 @@ export class ColumnDetailsReader {
   /** For each column, its details; one statement for all. */
   async of(columns: readonly { artifactId: string; field: string }[]): Promise<ColumnDetails[]> {
     const ids = [...new Set(columns.map((c) => c.artifactId))];
-    const rows = ids.length === 0 ? [] : await this.db.columnFacet.findMany({ where: { artifactId: { in: ids } } });
+    const rows = ids.length === 0 ? [] : await inChunks(ids, (chunk) => this.db.columnFacet.findMany({ where: { artifactId: { in: chunk } } }));
     return columns.map((column) => {
       const own = rows.filter((r) => r.artifactId === column.artifactId && r.field === column.field).sort((a, b) => (a.facet < b.facet ? -1 : 1));
       if (own.length === 0) return { facets: null, sampleValues: null };

@@ -1,4 +1,5 @@
 import type { DatabaseProvider } from "../../db/database-url";
+import { jsonListSelect } from "../../db/json-list";
 
 /**
  * The one recursive statement behind an erasure plan (seed "Erasure is a forward closure over the
@@ -18,8 +19,8 @@ export function erasureClosureStatement(provider: DatabaseProvider, roots: reado
     params.push(value);
     return provider === "sqlite" ? "?" : `$${params.length}`;
   };
-  const seeds = roots.length > 0 ? roots.map((id) => bind(id)).join(", ") : "NULL";
-  let sql = `WITH RECURSIVE walk(node) AS (SELECT a.id FROM "Artifact" a WHERE a.id IN (${seeds})`;
+  // Every artifact holding the subject (any number): one JSON list.
+  let sql = `WITH RECURSIVE walk(node) AS (SELECT a.id FROM "Artifact" a WHERE a.id IN (${jsonListSelect(provider, bind(JSON.stringify(roots)))})`;
   if (provider === "sqlite") {
     sql += ` UNION SELECT p."targetId" FROM walk w JOIN "ProvenanceEdge" p ON p."sourceId" = w.node`;
     sql += ` UNION SELECT e."targetId" FROM walk w JOIN "ColumnEdge" e ON e."sourceId" = w.node`;

@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { Database } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { InvalidArgumentError, InvalidIdError, NotFoundError } from "../errors";
@@ -6,6 +7,7 @@ import type { KeysetPage } from "../pagination";
 import { type CommitPath, insertRows } from "../recording";
 import { unsafeTextReason } from "../safe-text";
 import type { Catalogue, CatalogueFactRecord } from "./catalogue";
+import type { DocumentSignature, DocumentSigner } from "./document-signer";
 import { erasureClosureStatement } from "./erasure-sql";
 import { ErasureAlreadyExecutedError, ErasurePlanTooLargeError } from "./errors";
 import type { BeforeCommit } from "./policy-tag-service";
@@ -66,10 +68,17 @@ export interface ErasurePlanDocument {
   tombstone: { action: "INSERT_TOMBSTONE"; list: string; keyHash: string };
 }
 
+/** The format an erasure plan's signature names (its JWS `cty`). */
+export const ERASURE_PLAN_FORMAT = "provgraph-erasure-plan/1";
+
 export interface ErasurePlanRecord extends ErasurePlanDocument {
   createdBy: string;
   tokenId: string | null;
   execution: { executedBy: string; tokenId: string | null; executedAt: Date } | null;
+  /** The plan document as recorded (canonical JSON): what `signature` signs. */
+  text: string;
+  /** The server's signature of `text` (null when no signing key is configured). */
+  signature: DocumentSignature | null;
 }
 
 /**
@@ -85,14 +94,18 @@ export class Erasure {
     private readonly commits: CommitPath,
     private readonly catalogue: Catalogue,
     private readonly keys: SubjectKeys,
+    private readonly signer: DocumentSigner,
   ) {}
 
   async plan(subjectKey: string, kThreshold: number, actor: Actor, beforeCommit?: BeforeCommit): Promise<ErasurePlanRecord> {
     checkSubjectKey(subjectKey);
     if (!Number.isInteger(kThreshold) || kThreshold < 1 || kThreshold > 1_000_000_000) throw new InvalidArgumentError("kThreshold", `must be a whole number from 1 to 1,000,000,000, got ${kThreshold}`);
     const keyHash = this.keys.hash(subjectKey, { field: "subjectKey" });
+    // Declarations recorded before keys were normalised are under the hash of the key as given then.
+    const hashes = [keyHash, ...this.keys.legacyHashes(subjectKey, { field: "subjectKey" })];
     const db = this.database.primaryReader;
-    const declared = (await db.subjectDeclaration.findMany({ where: { keyHash }, select: { artifactId: true } })).map((d) => d.artifactId);
+    // bounded: one key's hash and its few earlier forms
+    const declared = [...new Set((await db.subjectDeclaration.findMany({ where: { keyHash: { in: hashes } }, select: { artifactId: true } })).map((d) => d.artifactId))];
     const holders = await this.catalogue.subjectHolders();
     const roots = [...new Set([...declared, ...holders])].sort();
 
@@ -132,10 +145,11 @@ export class Erasure {
       actions: derived.map((artifactId) => ({ artifactId, depth: depth.get(artifactId) ?? 0, ...decide(factsOf.get(artifactId) ?? null, kThreshold), slaDays: ERASURE_SLA_DAYS, dueBy, kThreshold })),
       tombstone: { action: "INSERT_TOMBSTONE", list: SUPPRESSION_LIST, keyHash },
     };
+    const text = canonicalJson(document);
     return this.commits.run(async (tx) => {
-      await insertRows(tx, "ErasurePlan", ["id", "keyHash", "kThreshold", "plan", "createdBy", "tokenId", "createdAt"], [[id, keyHash, kThreshold, canonicalJson(document), actor.name, actor.tokenId, createdAt]]);
+      await insertRows(tx, "ErasurePlan", ["id", "keyHash", "kThreshold", "plan", "createdBy", "tokenId", "createdAt"], [[id, keyHash, kThreshold, text, actor.name, actor.tokenId, createdAt]]);
       if (beforeCommit) await beforeCommit(tx);
-      return { ...document, createdBy: actor.name, tokenId: actor.tokenId, execution: null };
+      return { ...document, createdBy: actor.name, tokenId: actor.tokenId, execution: null, text, signature: this.signer.sign(text, ERASURE_PLAN_FORMAT) };
     });
   }
 
@@ -177,14 +191,24 @@ export class Erasure {
 
   private async read(ids: readonly ErasurePlanId[]): Promise<(ErasurePlanRecord | null)[]> {
     const db = this.database.primaryReader;
-    const [plans, executions] = await Promise.all([db.erasurePlan.findMany({ where: { id: { in: [...ids] } } }), db.erasureExecution.findMany({ where: { planId: { in: [...ids] } } })]);
+    const [plans, executions] = await Promise.all([
+      inChunks(ids, (chunk) => db.erasurePlan.findMany({ where: { id: { in: chunk } } })),
+      inChunks(ids, (chunk) => db.erasureExecution.findMany({ where: { planId: { in: chunk } } })),
+    ]);
     const byId = new Map(plans.map((p) => [p.id, p]));
     const executed = new Map(executions.map((e) => [e.planId, e]));
     return ids.map((id) => {
       const row = byId.get(id);
       if (!row) return null;
       const e = executed.get(id);
-      return { ...(JSON.parse(row.plan) as ErasurePlanDocument), createdBy: row.createdBy, tokenId: row.tokenId, execution: e ? { executedBy: e.executedBy, tokenId: e.tokenId, executedAt: e.executedAt } : null };
+      return {
+        ...(JSON.parse(row.plan) as ErasurePlanDocument),
+        createdBy: row.createdBy,
+        tokenId: row.tokenId,
+        execution: e ? { executedBy: e.executedBy, tokenId: e.tokenId, executedAt: e.executedAt } : null,
+        text: row.plan,
+        signature: this.signer.sign(row.plan, ERASURE_PLAN_FORMAT),
+      };
     });
   }
 }

@@ -42,3 +42,50 @@ export class ErasurePlanTooLargeError extends DomainError {
     super(`the subject's data reaches more than ${limit} artifacts: too many for one plan`, { field: "subjectKey", limit });
   }
 }
+
+/** A signed document was asked for, and the server has no signing key (PROVGRAPH_SIGNING_KEY). */
+export class SigningNotConfiguredError extends DomainError {
+  readonly code = "SIGNING_NOT_CONFIGURED";
+  constructor() {
+    super("documents are signed with the server's PROVGRAPH_SIGNING_KEY, which is not configured", { field: "format", reason: "PROVGRAPH_SIGNING_KEY is not configured" });
+  }
+}
+
+type At = { field: string } | { pointer: string };
+const where = (at: At) => ("field" in at ? { field: at.field } : { pointer: at.pointer });
+
+/** A request or a run states a purpose its token does not carry (a purpose:<NAME> scope). */
+export class PurposeNotGrantedError extends DomainError {
+  readonly code = "PURPOSE_NOT_GRANTED";
+  readonly http = { status: 403, headers: {} as Record<string, string> };
+  constructor(principal: string, purpose: string, at: At) {
+    super(`'${principal}' may not act under purpose '${purpose}': its token carries no purpose:${purpose} scope`, { ...where(at), purpose, reason: `no purpose:${purpose} scope` });
+  }
+}
+
+/** A run declares a purpose that a tag on what it reads does not allow: refused at recording, nothing written. */
+export class PurposeNotPermittedError extends DomainError {
+  readonly code = "PURPOSE_NOT_PERMITTED";
+  constructor(at: At, runId: string, purpose: string, read: { artifactId: string; field: string | null; dataset: string | null }, tag: string, allowed: readonly string[]) {
+    const what = `${read.field === null ? "" : `column ${read.field} of `}${read.dataset ?? read.artifactId}`;
+    const serves = allowed.length === 0 ? "serves no purpose" : `serves only ${allowed.join(", ")}`;
+    super(`run ${runId} declares purpose '${purpose}' and reads ${what}, which holds ${tag}: ${tag} ${serves}`, {
+      ...where(at),
+      reason: `${tag} does not serve ${purpose}`,
+      runId,
+      purpose,
+      tag,
+      allowedPurposes: [...allowed],
+      artifactId: read.artifactId,
+      column: read.field,
+    });
+  }
+}
+
+/** A run recorded under one purpose reports another: a run's purpose is fixed once recorded. */
+export class PurposeChangedError extends DomainError {
+  readonly code = "PURPOSE_CHANGED";
+  constructor(at: At, runId: string, recorded: string) {
+    super(`run ${runId} was recorded under purpose '${recorded}'; a run's purpose cannot change`, { ...where(at), reason: "a run's purpose is fixed once recorded", runId, purpose: recorded });
+  }
+}

@@ -16,14 +16,21 @@ import type { Statement } from "../../db/sql-statement";
  * UNION keeps each node once (the cycle guard); the walk is cut at `budget` rows (then `truncated`).
  *
  * Result rows, told apart by "row": 'node' (kind, id, field, the artifact's type, hash and dataset,
- * n = 1 when an opaque column), 'edge' (layer 'A' or 'C', source → target, the run and the edge's
- * kind/type/subtype; an opaque column's wasDerivedFrom edges are 'A' edges), 'run' (each run of the
- * edges: operation, status, params, the four pins, n = its inputs), 'input' (each input of those
- * runs: the artifact, its dataset version and whether the event pinned it), 'meta' (n = walk rows).
+ * n = 1 when an opaque column — its version was produced by a run that reported no column lineage
+ * into it — and n = 2 when a raw source — nothing recorded produced it: a root of the closure),
+ * 'edge' (layer 'A' or 'C', source → target, the run and the edge's kind/type/subtype; an opaque
+ * column's wasDerivedFrom edges are 'A' edges), 'run' (each run of the edges: operation, status,
+ * params, the four pins, n = its inputs), 'input' (each input of those runs: the artifact, its
+ * dataset version and whether the event pinned it), 'meta' (n = walk rows).
+ *
+ * As of an instant (docs: "Evidence packages", as-of semantics), everything recorded later is left
+ * out: edges, column edges, and the inputs a run reported later (its uses of dataset versions, by
+ * when each was recorded). What a run reported about itself later (its pins, params, status) is
+ * the caller's to fold as of the instant: the statement reads the run as it is now.
  */
 export interface EvidenceStatementOptions {
   root: { artifactId: string; field: string | null };
-  /** Ignore edges recorded after this instant. */
+  /** Leave out what was recorded after this instant. */
   asOf: Date | null;
   budget: number;
 }
@@ -68,6 +75,10 @@ export function evidenceStatement(provider: DatabaseProvider, o: EvidenceStateme
   const asOf = (alias: string) => (o.asOf ? ` AND ${alias}."createdAt" <= ${bind(o.asOf)}` : "");
   const intoColumn = (e: string, w: string) => `${e}."targetId" = ${w}.node AND (${e}."targetField" = ${w}.field OR ${e}."targetField" IS NULL)`;
   const opaque = (w: string) => `NOT EXISTS (SELECT 1 FROM "ColumnEdge" x WHERE ${intoColumn("x", w)}${asOf("x")})`;
+  const produced = (w: string) => `EXISTS (SELECT 1 FROM "ProvenanceEdge" y WHERE y."targetId" = ${w}.node${asOf("y")})`;
+  // An input reported after the instant (an OpenLineage use of a dataset version recorded later); a
+  // recordExecution input has no use row and came with its run.
+  const usedByThen = (u: string) => (o.asOf ? ` AND (${u}."createdAt" IS NULL OR ${u}."createdAt" <= ${bind(o.asOf)})` : "");
 
   const kind = o.root.field === null ? "A" : "C";
   let sql = `WITH RECURSIVE walk(kind, node, field) AS (SELECT CAST(${bind(kind)} AS TEXT), CAST(${bind(o.root.artifactId)} AS TEXT), CAST(${bind(o.root.field ?? "")} AS TEXT)`;
@@ -112,7 +123,7 @@ export function evidenceStatement(provider: DatabaseProvider, o: EvidenceStateme
     datasetNamespace: `a."datasetNamespace"`,
     datasetName: `a."datasetName"`,
     datasetVersion: `a."datasetVersion"`,
-    n: `CASE WHEN m.kind = 'C' AND ${opaque("m")} THEN 1 ELSE 0 END`,
+    n: `CASE WHEN NOT ${produced("m")} AND (m.kind = 'A' OR ${opaque("m")}) THEN 2 WHEN m.kind = 'C' AND ${opaque("m")} THEN 1 ELSE 0 END`,
   });
   sql += ` FROM members m LEFT JOIN "Artifact" a ON a.id = m.node`;
   sql += select({ row: `'edge'`, kind: "d.layer", id: `d."sourceId"`, field: `d."sourceField"`, otherId: `d."targetId"`, otherField: `d."targetField"`, runId: `d."runId"`, edgeKind: `d."edgeKind"`, subtype: "d.subtype" });
@@ -128,7 +139,7 @@ export function evidenceStatement(provider: DatabaseProvider, o: EvidenceStateme
     codeVersion: `x."pinCodeVersion"`,
     imageDigest: `x."pinImageDigest"`,
     deterministic: `x."pinDeterministic"`,
-    n: `(SELECT COUNT(*) FROM "ExecutionArtifact" l WHERE l."runId" = x."runId" AND l.direction = 'CONSUMED')`,
+    n: `(SELECT COUNT(*) FROM "ExecutionArtifact" l LEFT JOIN "DatasetVersionUse" lu ON lu."runId" = l."runId" AND lu."artifactId" = l."artifactId" WHERE l."runId" = x."runId" AND l.direction = 'CONSUMED'${usedByThen("lu")})`,
   });
   sql += ` FROM runs r JOIN "Execution" x ON x."runId" = r."runId" JOIN "Operation" o ON o.id = x."operationId"`;
   sql += select({
@@ -144,6 +155,7 @@ export function evidenceStatement(provider: DatabaseProvider, o: EvidenceStateme
     resolvedBy: `u."resolvedBy"`,
   });
   sql += ` FROM runs r JOIN "ExecutionArtifact" l ON l."runId" = r."runId" AND l.direction = 'CONSUMED' LEFT JOIN "Artifact" a ON a.id = l."artifactId" LEFT JOIN "DatasetVersionUse" u ON u."runId" = l."runId" AND u."artifactId" = l."artifactId"`;
+  if (o.asOf) sql += ` WHERE 1 = 1${usedByThen("u")}`;
   sql += select({ row: `'meta'`, n: "(SELECT COUNT(*) FROM steps)" });
   return { sql, params };
 }

@@ -11,6 +11,7 @@ interface Holding {
   tag: string;
   originId: number;
   depth: number;
+  opaque: boolean;
 }
 
 /** Thrown out of the checking unit so that the recomputation it wrote is rolled back, carrying what it found. */
@@ -24,12 +25,12 @@ class Derived {
 const keyOf = (h: Holding) => `${h.tag} ${h.nodeKind} ${h.artifactId}${h.field ? `.${h.field}` : ""}`;
 
 async function holdings(tx: DbTx): Promise<Holding[]> {
-  return tx.policyTagHolding.findMany({ select: { nodeKind: true, artifactId: true, field: true, tag: true, originId: true, depth: true } });
+  return tx.policyTagHolding.findMany({ select: { nodeKind: true, artifactId: true, field: true, tag: true, originId: true, depth: true, opaque: true } });
 }
 
 /**
  * Inherited policy tags equal what their origins give: every holding kept (tag, node, origin,
- * depth) is what the propagation rule derives afresh from the assignments, the downgrades and the
+ * depth, through an opaque step or not) is what the propagation rule derives afresh from the assignments, the downgrades and the
  * lineage, and none is missing. The derivation runs in a unit of the commit path — the statements
  * of the propagate stage, on the writer, so it sees exactly the committed store — and that unit is
  * always rolled back: checking writes nothing.
@@ -37,7 +38,7 @@ async function holdings(tx: DbTx): Promise<Holding[]> {
 export function inheritedPolicyTags(commits: CommitPath, flow: TagFlow): Invariant {
   return {
     name: "inherited-policy-tags",
-    description: "every policy-tag holding (origin and depth included) is what the propagation rule derives from the assignments, downgrades and lineage, and none is missing",
+    description: "every policy-tag holding (origin, depth and opaque step included) is what the propagation rule derives from the assignments, downgrades and lineage, and none is missing",
     async check(_db, { sample }) {
       let found: Derived | undefined;
       try {
@@ -57,9 +58,10 @@ export function inheritedPolicyTags(commits: CommitPath, flow: TagFlow): Invaria
         const key = keyOf(holding);
         const want = expected.get(key);
         expected.delete(key);
+        const how = (h: Holding) => `origin ${h.originId} at depth ${h.depth}${h.opaque ? " through an opaque step" : ""}`;
         if (!want) violations.add({ subject: key, detail: `held (origin ${holding.originId}, depth ${holding.depth}) but the rule derives nothing there` });
-        else if (want.originId !== holding.originId || want.depth !== holding.depth) {
-          violations.add({ subject: key, detail: `held from origin ${holding.originId} at depth ${holding.depth}; the rule derives origin ${want.originId} at depth ${want.depth}` });
+        else if (want.originId !== holding.originId || want.depth !== holding.depth || want.opaque !== holding.opaque) {
+          violations.add({ subject: key, detail: `held from ${how(holding)}; the rule derives ${how(want)}` });
         }
       }
       for (const [key, want] of expected) violations.add({ subject: key, detail: `missing: the rule derives it from origin ${want.originId} at depth ${want.depth}` });

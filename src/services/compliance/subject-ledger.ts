@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { DbTx } from "../../db/client";
 import { insertRows, type SubjectDeclarationDraft } from "../recording";
 import { SubjectSuppressedError } from "./errors";
@@ -14,10 +15,11 @@ export class SubjectLedger {
 
   async settle(tx: DbTx, declarations: readonly SubjectDeclarationDraft[]): Promise<void> {
     if (declarations.length === 0) return;
-    const hashed = declarations.map((d) => ({ ...d, keyHash: "hash" in d.key ? d.key.hash : this.keys.hash(d.key.raw, d.at) }));
-    const hashes = [...new Set(hashed.map((d) => d.keyHash))];
-    const suppressed = new Set((await tx.subjectTombstone.findMany({ where: { keyHash: { in: hashes } }, select: { keyHash: true } })).map((t) => t.keyHash));
-    const refused = hashed.find((d) => suppressed.has(d.keyHash));
+    // Each key by its hash, and by the hash it had before keys were normalised (a tombstone of then).
+    const hashed = declarations.map((d) => ("hash" in d.key ? { ...d, keyHash: d.key.hash, legacy: d.key.legacy ?? [] } : { ...d, keyHash: this.keys.hash(d.key.raw, d.at), legacy: this.keys.legacyHashes(d.key.raw, d.at) }));
+    const hashes = [...new Set(hashed.flatMap((d) => [d.keyHash, ...d.legacy]))];
+    const suppressed = new Set((await inChunks(hashes, (chunk) => tx.subjectTombstone.findMany({ where: { keyHash: { in: chunk } }, select: { keyHash: true } }))).map((t) => t.keyHash));
+    const refused = hashed.find((d) => suppressed.has(d.keyHash) || d.legacy.some((h) => suppressed.has(h)));
     if (refused) throw new SubjectSuppressedError(refused.at, refused.artifactId);
     const at = new Date();
     await insertRows(tx, "SubjectDeclaration", ["keyHash", "artifactId", "createdAt"], uniqueRows(hashed.map((d) => [d.keyHash, d.artifactId, at])), { ignoreConflicts: true });

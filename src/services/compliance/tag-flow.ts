@@ -2,7 +2,8 @@ import crypto from "node:crypto";
 import type { TagFlowRequest } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import type { DatabaseProvider } from "../../db/database-url";
-import { type TagFlowSeeds, tagFlowStatement } from "./tag-flow-sql";
+import { jsonListSelect } from "../../db/json-list";
+import { better, type TagFlowSeeds, tagFlowStatement } from "./tag-flow-sql";
 
 /** Near-end nodes per statement: three bind values each, well under both databases' limits. */
 const NODES_PER_STATEMENT = 5_000;
@@ -21,14 +22,37 @@ export class TagFlow {
     const rederive = [...new Set(request.rederive ?? [])];
     if (rederive.length > 0) {
       // Derived holdings of these tags are forgotten (origins keep theirs, depth 0) and derived again.
-      await tx.$executeRawUnsafe(`DELETE FROM "PolicyTagHolding" WHERE tag IN (${this.placeholders(rederive.length)}) AND depth > 0`, ...rederive);
+      await tx.$executeRawUnsafe(`DELETE FROM "PolicyTagHolding" WHERE tag IN (${jsonListSelect(this.provider, this.placeholders(1))}) AND depth > 0`, JSON.stringify(rederive));
       changed += await this.walk(tx, { tagsOf: rederive });
     }
     const origins = [...new Set(request.origins ?? [])];
     if (origins.length > 0) changed += await this.walk(tx, { assignments: origins });
-    const nodes = distinctNodes(request.from ?? []);
+    // New versions of datasets take the tags assigned to their dataset's columns, then flow from there like any near end.
+    const versions = [...new Set(request.versions ?? [])];
+    if (versions.length > 0) changed += await this.holdDatasetTags(tx, versions);
+    const nodes = distinctNodes([...(request.from ?? []), ...versions.map((artifactId) => ({ kind: "ARTIFACT" as const, artifactId }))]);
     for (let start = 0; start < nodes.length; start += NODES_PER_STATEMENT) changed += await this.walk(tx, { nodes: nodes.slice(start, start + NODES_PER_STATEMENT) });
     return { changed };
+  }
+
+  /**
+   * Each of these versions holds, at depth 0, every tag assigned to a column of its dataset
+   * (DATASET_COLUMN: every version, past and future): one statement for all of them.
+   */
+  private async holdDatasetTags(tx: DbTx, versions: readonly string[]): Promise<number> {
+    let changed = 0;
+    for (let start = 0; start < versions.length; start += NODES_PER_STATEMENT) {
+      const chunk = versions.slice(start, start + NODES_PER_STATEMENT);
+      // bounded: NODES_PER_STATEMENT versions (the loop's chunk)
+      changed += await tx.$executeRawUnsafe(
+        `INSERT INTO "PolicyTagHolding" ("nodeKind", "artifactId", field, tag, "originId", depth, opaque, frontier) ` +
+          `SELECT 'COLUMN', v.id, a.field, a.tag, a.id, 0, FALSE, NULL FROM "Artifact" v JOIN "PolicyTagAssignment" a ON a."datasetNamespace" = v."datasetNamespace" AND a."datasetName" = v."datasetName" AND a."nodeKind" = 'DATASET_COLUMN' ` +
+          `WHERE v.id IN (${this.placeholders(chunk.length)}) ` +
+          `ON CONFLICT ("nodeKind", "artifactId", field, tag) DO UPDATE SET "originId" = excluded."originId", depth = excluded.depth, opaque = excluded.opaque, frontier = excluded.frontier WHERE ${better("excluded", `"PolicyTagHolding"`)}`,
+        ...chunk,
+      );
+    }
+    return changed;
   }
 
   /** One walk: its first hop set, then one more from each frontier until a hop set ends inside its bound. */

@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { Db } from "../../db/client";
 import { groupInOrder } from "../batching";
 import type { OperationId, RunId } from "../ids";
@@ -26,13 +27,13 @@ export class CompositeReader {
   constructor(private readonly db: Db) {}
 
   async definitionsByIds(ids: readonly OperationId[]): Promise<(CompositeDefinition | null)[]> {
-    const rows = await this.db.compositeDefinition.findMany({ where: { operationId: { in: [...new Set(ids)] } } });
+    const rows = await inChunks(new Set(ids), (chunk) => this.db.compositeDefinition.findMany({ where: { operationId: { in: chunk } } }));
     const byId = new Map(rows.map((row) => [row.operationId, definitionOf(row)]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
   async runsByIds(runIds: readonly RunId[]): Promise<(CompositeRunRecord | null)[]> {
-    const rows = await this.db.compositeRun.findMany({ where: { runId: { in: [...new Set(runIds)] } } });
+    const rows = await inChunks(new Set(runIds), (chunk) => this.db.compositeRun.findMany({ where: { runId: { in: chunk } } }));
     const byId = new Map(
       rows.map((row) => [
         row.runId,
@@ -43,14 +44,14 @@ export class CompositeReader {
   }
 
   async stepRunsByIds(runIds: readonly RunId[]): Promise<(CompositeStepRunRecord | null)[]> {
-    const rows = await this.db.compositeStepRun.findMany({ where: { runId: { in: [...new Set(runIds)] } } });
+    const rows = await inChunks(new Set(runIds), (chunk) => this.db.compositeStepRun.findMany({ where: { runId: { in: chunk } } }));
     const byId = new Map(rows.map((row) => [row.runId, { runId: row.runId as RunId, compositeRunId: row.compositeRunId as RunId, step: row.step, position: row.position }]));
     return runIds.map((runId) => byId.get(runId) ?? null);
   }
 
   /** The executions that ran inside each run (parentRunId), oldest first: a composite's steps in the order they ran. */
   async childrenOf(runIds: readonly RunId[]): Promise<ExecutionRecord[][]> {
-    const rows = await this.db.execution.findMany({ where: { parentRunId: { in: [...new Set(runIds)] } }, orderBy: { runId: "asc" } });
+    const rows = await inChunks(new Set(runIds), (chunk) => this.db.execution.findMany({ where: { parentRunId: { in: chunk } }, orderBy: { runId: "asc" } }));
     return groupInOrder(runIds, rows.map(toExecutionRecord), (e) => e.parentRunId!);
   }
 }

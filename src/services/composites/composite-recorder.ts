@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import { LineageIntegrityError, ArtifactValidationError } from "../../../plugins/errors";
 import { artifactReferencesIn } from "../../../plugins/lineage-inference";
 import { CONFIG_INPUT_ROLE, type InputArtifact, type OutputDraft, type ProvgraphPlugin } from "../../../plugins/types";
@@ -26,6 +27,8 @@ import {
   type StoredKey,
   storedKey,
   unpairedOf,
+  observeRecording,
+  type RecordingObserver,
 } from "../recording";
 import { type ArtifactRecord, type ExecutionLinkRecord, type OperationRecord, toArtifactRecord } from "../records";
 import type { CompositeRegistry } from "./composite-registry";
@@ -86,9 +89,14 @@ export class CompositeRecorder {
     private readonly composites: CompositeRegistry,
     private readonly operations: OperationRegistry,
     private readonly plugins: readonly ProvgraphPlugin[],
+    private readonly observer?: RecordingObserver,
   ) {}
 
-  async record(reported: RecordCompositeRequest): Promise<RecordedComposite | ReplayedComposite> {
+  record(reported: RecordCompositeRequest): Promise<RecordedComposite | ReplayedComposite> {
+    return observeRecording(this.observer, "composite", this.recordUnobserved(reported));
+  }
+
+  private async recordUnobserved(reported: RecordCompositeRequest): Promise<RecordedComposite | ReplayedComposite> {
     const key = checkIdempotencyKey("idempotencyKey", reported.idempotencyKey);
     const requestHash = key === null ? "" : requestHashOf("RECORD_COMPOSITE_EXECUTION", reported);
     const where = `${reported.composite}@${reported.compositeVersion}`;
@@ -264,7 +272,7 @@ async function compositeInputsOf(
 ): Promise<{ artifacts: InputArtifact[]; configInputs: InputArtifact[]; records: ArtifactRecord[] }> {
   const references = artifactReferencesIn(request.params);
   const wanted = [...new Set([...request.inputs.flatMap((i) => i.artifactIds), ...references.filter((id) => isIdOfKind(id, "artifact"))])];
-  const stored = new Map((wanted.length === 0 ? [] : await tx.artifact.findMany({ where: { id: { in: wanted } } })).map((row) => [row.id, toArtifactRecord(row)]));
+  const stored = new Map((wanted.length === 0 ? [] : await inChunks(wanted, (chunk) => tx.artifact.findMany({ where: { id: { in: chunk } } }))).map((row) => [row.id, toArtifactRecord(row)]));
   request.inputs.forEach(({ artifactIds }, i) =>
     artifactIds.forEach((id, j) => {
       if (!stored.has(id)) throw new NotFoundError("artifact", id, `inputs[${i}].artifactIds[${j}]`);

@@ -3,7 +3,7 @@ import type { CompositeDefinition as CompositeDefinitionRow } from "../../genera
 import { canonicalJson } from "../canonical-json";
 import { unsafeTextReason } from "../safe-text";
 import { type OperationId, operationIdFor } from "../ids";
-import type { CommitPath, OperationRegistry } from "../recording";
+import { type CommitPath, noteUnitWrites, type OperationRegistry, operationWrite } from "../recording";
 import type { OperationRecord } from "../records";
 import { type CompositeDefinition, type CompositeDefinitionInput, exposedRoleOf } from "./definition";
 import { CompositeDeclarationError } from "./errors";
@@ -55,6 +55,7 @@ export class CompositeRegistry {
         await tx.operation.create({
           data: { id: definition.id, name: definition.name, version: definition.version, kind: "COMPOSITE", groupBy: null, declaration: identity, roles: { create: rolesOf(definition) } },
         });
+        noteUnitWrites(tx, { searchable: [operationWrite({ id: definition.id, name: definition.name, version: definition.version, kind: "COMPOSITE" })] });
         await tx.compositeDefinition.create({
           data: {
             operationId: definition.id,

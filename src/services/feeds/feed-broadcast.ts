@@ -11,8 +11,25 @@ export interface FeedBroadcast {
    * (the connection to the broker came back): the listener reads the log's newest sequence itself.
    */
   listen(listener: (notice: FeedNotice) => void): () => void;
+  /** How notices travel now (shown by /readyz). */
+  status(): FeedSharingStatus;
   close(): Promise<void>;
 }
+
+/**
+ * How an instance hears of the others' commits: `via` the broker ("none": one instance), in `mode`
+ * "push" (notices arrive) or "polling" (the broker cannot be reached since `since`: the instance
+ * reads the feed log's head itself every FEED_POLL_INTERVAL_MS, so its subscribers stay at most
+ * about that far behind; docs/operating/outages.md).
+ */
+export interface FeedSharingStatus {
+  via: "none" | "redis";
+  mode: "push" | "polling";
+  since?: Date;
+}
+
+/** While the broker is unreachable: how often each instance reads the feed log's head. */
+export const FEED_POLL_INTERVAL_MS = 500;
 
 export type FeedNotice = { head: number } | { resync: true };
 
@@ -20,5 +37,6 @@ export type FeedNotice = { head: number } | { resync: true };
 export const singleInstanceBroadcast: FeedBroadcast = {
   announce: () => undefined,
   listen: () => () => undefined,
+  status: () => ({ via: "none", mode: "push" }),
   close: async () => undefined,
 };

@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { ProvenanceEdgeDraft } from "../../../plugins/types";
 import type { Db } from "../../db/client";
 import { Prisma } from "../../generated/sqlite/client";
@@ -78,7 +79,7 @@ export class FeedFactReader {
       if (event.type !== "LINEAGE_RECORDED" && !this.operationNames.has(event.execution.operationId)) unknown.add(event.execution.operationId);
     }
     if (unknown.size === 0) return;
-    const rows = await this.db.operation.findMany({ where: { id: { in: [...unknown] } }, select: { id: true, name: true } });
+    const rows = await inChunks(unknown, (chunk) => this.db.operation.findMany({ where: { id: { in: chunk } }, select: { id: true, name: true } }));
     for (const row of rows) this.operationNames.set(row.id as OperationId, row.name);
   }
 
@@ -86,15 +87,11 @@ export class FeedFactReader {
     const runIds = [...new Set(entries.filter((entry) => entry.event.type === "EXECUTION_RECORDED").map((entry) => (entry.event as { execution: { runId: RunId } }).execution.runId))];
     const namespaces = new Map<RunId, Set<string>>();
     if (runIds.length === 0) return namespaces;
-    const rows: { runId: string; namespace: string }[] = [];
-    // A statement per 1,000 runs keeps the bind list under both databases' limits, however large a unit was.
-    for (let start = 0; start < runIds.length; start += 1_000) {
-      rows.push(
-        ...(await this.db.$queryRaw<{ runId: string; namespace: string }[]>(
-          Prisma.sql`SELECT DISTINCT l."runId" AS "runId", a."datasetNamespace" AS "namespace" FROM "ExecutionArtifact" l JOIN "Artifact" a ON a.id = l."artifactId" WHERE l."runId" IN (${Prisma.join(runIds.slice(start, start + 1_000))}) AND a."datasetNamespace" IS NOT NULL`,
-        )),
-      );
-    }
+    const rows = await inChunks(runIds, (chunk) =>
+      this.db.$queryRaw<{ runId: string; namespace: string }[]>(
+        Prisma.sql`SELECT DISTINCT l."runId" AS "runId", a."datasetNamespace" AS "namespace" FROM "ExecutionArtifact" l JOIN "Artifact" a ON a.id = l."artifactId" WHERE l."runId" IN (${Prisma.join(chunk)}) AND a."datasetNamespace" IS NOT NULL`,
+      ),
+    );
     for (const row of rows) {
       const set = namespaces.get(row.runId as RunId);
       if (set) set.add(row.namespace);
@@ -132,7 +129,7 @@ export class FeedFactReader {
    */
   private async storedEdges(flat: readonly { entry: FeedEntry; edge: ProvenanceEdgeDraft }[], indices: ReadonlySet<number>): Promise<Map<number, ProvenanceEdgeRecord>> {
     const runIds = [...new Set([...indices].map((index) => flat[index].edge.runId))];
-    const rows = await this.db.provenanceEdge.findMany({ where: { runId: { in: runIds } }, orderBy: { id: "asc" } });
+    const rows = await inChunks(runIds, (chunk) => this.db.provenanceEdge.findMany({ where: { runId: { in: chunk } }, orderBy: { id: "asc" } }));
     const byKey = new Map<string, ProvenanceEdgeRecord[]>();
     const keyOf = (e: { runId: string; sourceId: string; targetId: string; kind: string; groupId: string | null }) => [e.runId, e.sourceId, e.targetId, e.kind, e.groupId ?? ""].join("\u0000");
     for (const row of rows) {

@@ -27,6 +27,8 @@ export interface FeedHubStats {
   delivered: number;
   /** Statements that read entries this instance did not commit (or heard out of order). */
   catchUpReads: number;
+  /** Entries offered to live subscribers, one per subscriber and entry (each one's filter then decides). */
+  offers: number;
 }
 
 /**
@@ -44,6 +46,7 @@ export interface FeedHubStats {
 export class FeedHub implements FeedSource {
   private ordered = 0;
   private deliveredUpTo = 0;
+  private offers = 0;
   private readonly held = new Map<number, FeedEntry>();
   private readonly toDeliver: FeedEntry[] = [];
   private readonly live = new Set<FeedSubscriber>();
@@ -77,7 +80,7 @@ export class FeedHub implements FeedSource {
   }
 
   stats(): FeedHubStats {
-    return { live: this.live.size, delivered: this.deliveredUpTo, catchUpReads: this.catchUpReads };
+    return { live: this.live.size, delivered: this.deliveredUpTo, catchUpReads: this.catchUpReads, offers: this.offers };
   }
 
   /** Entries this instance just committed, with the sequences the log gave them. */
@@ -187,6 +190,7 @@ export class FeedHub implements FeedSource {
             // It attached after the facts were read, and needs some they lack: read them again, for all.
             if (!facts.covers(subscriber.needs)) facts = await this.factsFor(batch);
             try {
+              this.offers += 1;
               subscriber.offer(entry, facts);
             } catch (error) {
               this.logger.error({ err: error, sequence: entry.sequence }, "feed: a subscriber failed on an entry");

@@ -3,7 +3,7 @@ import type { ArtifactId, RunId } from "../ids";
 import type { ClosureReader, LineageDirection } from "../lineage";
 import type { CommitPath } from "../recording";
 import { DomainError, InvalidArgumentError } from "../errors";
-import type { FeedBroadcast } from "./feed-broadcast";
+import type { FeedBroadcast, FeedSharingStatus } from "./feed-broadcast";
 import { singleInstanceBroadcast } from "./feed-broadcast";
 import { FeedClosedError, FeedPositionUnknownError, FeedReplayWindowError } from "./feed-errors";
 import { FeedFactReader } from "./feed-facts";
@@ -118,6 +118,11 @@ export class Feeds {
     await Promise.race([Promise.all(open.map((subscription) => subscription.settled)), new Promise((resolve) => (timer = setTimeout(resolve, drainMs)))]);
     clearTimeout(timer);
     await this.broadcast.close();
+  }
+
+  /** How this instance hears of the others' commits (push through the broker, or polling the log while it is down). */
+  sharing(): FeedSharingStatus {
+    return this.broadcast.status();
   }
 
   stats(): FeedStats {

@@ -1,6 +1,6 @@
 // The feeds room's one door: live feeds of what is recorded, published after commit (the feed log
 // is the commit path's journal), resumable from the log, shared across instances by a broadcast.
-export { type FeedBroadcast, type FeedNotice, singleInstanceBroadcast } from "./feed-broadcast";
+export { FEED_POLL_INTERVAL_MS, type FeedBroadcast, type FeedNotice, type FeedSharingStatus, singleInstanceBroadcast } from "./feed-broadcast";
 export { FeedOverflowError, FeedPositionUnknownError, FeedReplayWindowError } from "./feed-errors";
 export { FEED_PAGE, type FeedLogger } from "./feed-hub";
 export { FeedLog } from "./feed-log";

@@ -34,15 +34,19 @@ export interface OrderableEdge {
  * Deterministic for a given input order (dagre uses no randomness); callers pass nodes in a
  * stable, meaningful order (by step, role, id), which is also how ties are broken.
  *
+ * `dagreWorkLimit`: the work (nodes plus dummies) above which a component is ordered by barycenter
+ * sweeps instead of dagre (a caller answering an interactive page sets a lower one).
+ *
  * Returns each node's 0-based position within its column.
  */
-export function orderWithinColumns(nodes: readonly OrderableNode[], edges: readonly OrderableEdge[]): Map<string, number> {
+export function orderWithinColumns(nodes: readonly OrderableNode[], edges: readonly OrderableEdge[], options: { dagreWorkLimit?: number } = {}): Map<string, number> {
+  const dagreWorkLimit = options.dagreWorkLimit ?? DAGRE_WORK_LIMIT;
   const order = new Map<string, number>();
   const nextInColumn = new Map<number, number>();
   for (const component of connectedComponents(nodes, edges)) {
     const local = !hasChoice(component)
       ? inputOrder(component.nodes)
-      : layoutWork(component) <= DAGRE_WORK_LIMIT
+      : layoutWork(component) <= dagreWorkLimit
         ? dagreOrder(component.nodes, component.edges)
         : barycenterOrder(component.nodes, component.edges);
     const columns = new Map<number, OrderableNode[]>();
@@ -104,7 +108,11 @@ const BARYCENTER_SWEEPS = 4;
 function barycenterOrder(nodes: readonly OrderableNode[], edges: readonly OrderableEdge[]): Map<string, number> {
   const position = inputOrder(nodes);
   const byColumn = new Map<number, OrderableNode[]>();
-  for (const node of nodes) byColumn.set(node.column, [...(byColumn.get(node.column) ?? []), node]);
+  for (const node of nodes) {
+    const inColumn = byColumn.get(node.column);
+    if (inColumn) inColumn.push(node);
+    else byColumn.set(node.column, [node]);
+  }
   const columns = [...byColumn.keys()].sort((a, b) => a - b);
   const columnOf = new Map(nodes.map((node) => [node.key, node.column]));
   const neighbours = new Map<string, string[]>(nodes.map((node) => [node.key, []]));

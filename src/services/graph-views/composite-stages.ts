@@ -44,3 +44,18 @@ export function stagesOf(steps: readonly number[], depths: ReadonlyMap<number, n
   }
   return { stages, indexOf: (step, level = 1) => first[stepIndex(step)] + Math.min(level, depths.get(step) ?? 1) - 1 };
 }
+
+/**
+ * An EXPOSE composite lists every step output as a role `<step>.<role>`; an intermediate that is
+ * wired to a composite output is that output (it is recorded under the output's role, never under
+ * its own), so the graphs draw the two names as one node: `<step>.<role>` → the output role.
+ */
+export function exposedOutputAliases(composite: ExpandedComposite): Map<string, string> {
+  const aliases = new Map<string, string>();
+  for (const wire of composite.wires) {
+    if (wire.source.kind === "step" && wire.target.kind === "output" && !aliases.has(`${wire.source.step}.${wire.source.role}`)) {
+      aliases.set(`${wire.source.step}.${wire.source.role}`, wire.target.role);
+    }
+  }
+  return aliases;
+}

@@ -1,4 +1,5 @@
 import type { OperationId } from "../ids";
+import type { Box, Point } from "./box-layout";
 import type { ArtifactRecord, ExecutionRecord, OperationKind } from "../records";
 
 /**
@@ -26,6 +27,8 @@ export interface NodePlacement {
   order: number;
   /** The pipeline step at which the node appears; null = before the first step (a pipeline input). */
   step: number | null;
+  /** With layout: its box (CSS pixels). */
+  box?: Box | null;
 }
 
 /** Macro graph: one execution node per step of the pipeline. */
@@ -81,6 +84,8 @@ export interface GraphEdge {
   step: number;
   /** Drawn dashed: the edge is not one hop rightwards (see isBackwardEdge). */
   backward: boolean;
+  /** With layout: its route, first point at `from`. */
+  points?: Point[] | null;
 }
 
 export interface GraphColumn {
@@ -103,6 +108,11 @@ export interface LayeredGraph<N extends GraphNode> {
   edges: GraphEdge[];
   /** Graphviz DOT text when it was asked for, else null. */
   dot: string | null;
+  /** The OpenLineage job drawn (its child jobs as steps), when the graph is a job's; `pipeline` is then `namespace/name`. */
+  job?: { namespace: string; name: string } | null;
+  /** With layout: the drawing's size. */
+  width?: number | null;
+  height?: number | null;
 }
 
 export type MacroGraph = LayeredGraph<MacroGraphNode>;
@@ -110,4 +120,4 @@ export type MicroGraph = LayeredGraph<MicroGraphNode> & { upToStep: number | nul
 
 /** A node or edge before layout: everything but the fields the layout decides. */
 export type DraftNode<N extends GraphNode> = N extends GraphNode ? Omit<N, "order"> : never;
-export type DraftEdge = Omit<GraphEdge, "backward">;
+export type DraftEdge = Omit<GraphEdge, "backward" | "points">;

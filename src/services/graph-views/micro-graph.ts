@@ -29,6 +29,8 @@ export interface MicroDerivationInput {
   targetId: string;
   runId: string;
   kind: string;
+  /** Drawn at this step when its run is not drawn itself (a composite run whose steps are drawn instead). */
+  step?: number;
 }
 
 export interface MicroGraphInput {
@@ -45,6 +47,8 @@ export interface MicroGraphInput {
   derivations: readonly MicroDerivationInput[];
   /** Levels per pipeline step that runs an expanded composite (one column pair each); 1 for other steps. */
   depths?: ReadonlyMap<number, number>;
+  /** A frame before the first step: the artifacts the first step reads, drawn as pipeline inputs. */
+  frameInputs?: readonly ArtifactRecord[];
 }
 
 /**
@@ -64,6 +68,9 @@ export interface MicroGraphInput {
  *
  * The steps of an expanded composite run (expandComposites) are executions like the others, drawn
  * at their composite's step, a column pair per level of its wiring (`depths`, `level`).
+ *
+ * A frame before the first step (upToStep below it) draws what the first step reads (`frameInputs`)
+ * in column 0: the replay starts from the pipeline's inputs, not from an empty page.
  */
 export function buildMicroGraph(input: MicroGraphInput): Omit<MicroGraph, "dot"> {
   const { stages, indexOf } = stagesOf(input.steps, input.depths ?? new Map());
@@ -125,6 +132,12 @@ export function buildMicroGraph(input: MicroGraphInput): Omit<MicroGraph, "dot">
     });
   }
 
+  for (const artifact of input.frameInputs ?? []) {
+    if (firstSeen.has(artifact.id)) continue;
+    firstSeen.set(artifact.id, firstSeen.size);
+    nodes.push({ type: "ARTIFACT", kind: "DATA", key: artifact.id, label: artifact.originalName, column: PIPELINE_INPUT_COLUMN, step: null, artifact, pipelineInput: true });
+  }
+
   const edges: DraftEdge[] = links.map((link) => {
     const step = executions.get(link.runId)!.step;
     return link.direction === "CONSUMED"
@@ -132,15 +145,15 @@ export function buildMicroGraph(input: MicroGraphInput): Omit<MicroGraph, "dot">
       : { from: link.runId, to: link.artifactId, kind: "WAS_GENERATED_BY", role: link.role, derivation: null, step };
   });
   for (const derivation of input.derivations) {
-    const run = executions.get(derivation.runId);
-    if (!run || !firstSeen.has(derivation.sourceId) || !firstSeen.has(derivation.targetId)) continue;
+    const step = executions.get(derivation.runId)?.step ?? derivation.step;
+    if (step === undefined || !firstSeen.has(derivation.sourceId) || !firstSeen.has(derivation.targetId)) continue;
     edges.push({
       from: derivation.sourceId,
       to: derivation.targetId,
       kind: "WAS_DERIVED_FROM",
       role: null,
       derivation: derivation.kind,
-      step: run.step,
+      step,
     });
   }
 

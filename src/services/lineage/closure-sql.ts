@@ -1,4 +1,5 @@
 import type { DatabaseProvider } from "../../db/database-url";
+import { jsonListSelect } from "../../db/json-list";
 import type { LineageDirection } from "./lineage-records";
 import type { Statement } from "../../db/sql-statement";
 
@@ -143,7 +144,7 @@ export function closureStatement(provider: DatabaseProvider, o: ClosureStatement
   if (depth) {
     sql += `reached AS (SELECT node, MIN("nodeType") AS "nodeType", MIN(depth) AS depth FROM steps GROUP BY node), `;
     sql += `candidates AS (SELECT node, "nodeType", depth FROM reached WHERE node <> ${bind(o.rootId)}`;
-    if (o.artifactTypes) sql += ` AND "nodeType" IN (${o.artifactTypes.map((type) => bind(type)).join(", ")})`;
+    if (o.artifactTypes) sql += ` AND "nodeType" IN (${jsonListSelect(provider, bind(JSON.stringify(o.artifactTypes)))})`;
     sql += `), kept AS (SELECT node, "nodeType", depth FROM candidates ORDER BY depth, node LIMIT ${o.first}), `;
   } else {
     // UNION kept each (node, type) once; the caller merges the rare node recorded under two types.

@@ -1,4 +1,4 @@
-import type { Database } from "../../db/client";
+import type { ReadDatabase } from "../../db/client";
 import type { RawRows, RowStream } from "../../db/direct-statements";
 import { type ClosureStatementOptions, closureStatement } from "./closure-sql";
 import { InvalidArgumentError, NotFoundError, PageSizeError } from "../errors";
@@ -6,8 +6,12 @@ import type { ArtifactId, RunId } from "../ids";
 import type { LineageDirection, ProvenanceEdgeKind, ProvenanceEdgeRecord } from "./lineage-records";
 import { type ArtifactRecord, parseJson } from "../records";
 
-/** Nodes a closure returns (besides its root) when `first` is not given. */
-export const DEFAULT_CLOSURE_NODES = 10_000;
+/**
+ * Nodes a closure returns (besides its root) when `first` is not given: sized for a client's first,
+ * interactive question (its cost estimate fits the request limit with room for nested fields); a
+ * client that wants more asks for up to MAX_CLOSURE_NODES, and `truncated` says when there is more.
+ */
+export const DEFAULT_CLOSURE_NODES = 1_000;
 /** The most nodes one closure returns; `first` above it is a PAGE_SIZE error. */
 export const MAX_CLOSURE_NODES = 50_000;
 /** Up to this maxDepth a closure walks (node, depth) pairs and cuts in SQL; beyond it, or with none, it walks each node once. */
@@ -30,7 +34,7 @@ export interface ClosureQuery {
   stepBoundaryOnly?: boolean | null;
   /** Answer as of this instant: edges recorded later are ignored. */
   asOf?: Date | null;
-  /** Nodes to return besides the root (nearest first); default 10,000, at most 50,000. */
+  /** Nodes to return besides the root (nearest first); default 1,000, at most 50,000. */
   first?: number | null;
   /** Read the artifact records of the root and the nodes in the same statement. */
   withArtifacts?: boolean;
@@ -112,7 +116,7 @@ export function planClosure(query: ClosureQuery): ClosurePlan {
 
 /** Transitive backward (UPSTREAM) and forward (DOWNSTREAM) closures, one recursive statement each. */
 export class ClosureReader {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: ReadDatabase) {}
 
   async closure(query: ClosureQuery): Promise<Closure> {
     const plan = planClosure(query);

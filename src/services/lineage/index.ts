@@ -15,3 +15,4 @@ export {
 } from "./lineage-records";
 export type { ProvenanceMapEntry } from "./provenance-map";
 export { agentQualifiedId, PROV_JSON_PREFIXES, type ProvJsonDocument, qualifiedId } from "./prov-json";
+export { lineageReads } from "./heavy-reads";

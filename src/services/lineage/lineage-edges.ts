@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { Db } from "../../db/client";
 import { groupInOrder } from "../batching";
 import type { ArtifactId } from "../ids";
@@ -9,13 +10,13 @@ export class ProvenanceEdgeReader {
 
   /** For each artifact, the edges whose target it is (its derivations from its parents), in recording order. */
   async intoTargets(ids: readonly ArtifactId[]): Promise<ProvenanceEdgeRecord[][]> {
-    const rows = await this.db.provenanceEdge.findMany({ where: { targetId: { in: [...new Set(ids)] } }, orderBy: { id: "asc" } });
+    const rows = await inChunks(new Set(ids), (chunk) => this.db.provenanceEdge.findMany({ where: { targetId: { in: chunk } }, orderBy: { id: "asc" } }));
     return groupInOrder(ids, rows.map(toProvenanceEdgeRecord), (edge) => edge.targetId);
   }
 
   /** For each artifact, the edges whose source it is (what was derived from it), in recording order. */
   async fromSources(ids: readonly ArtifactId[]): Promise<ProvenanceEdgeRecord[][]> {
-    const rows = await this.db.provenanceEdge.findMany({ where: { sourceId: { in: [...new Set(ids)] } }, orderBy: { id: "asc" } });
+    const rows = await inChunks(new Set(ids), (chunk) => this.db.provenanceEdge.findMany({ where: { sourceId: { in: chunk } }, orderBy: { id: "asc" } }));
     return groupInOrder(ids, rows.map(toProvenanceEdgeRecord), (edge) => edge.sourceId);
   }
 }

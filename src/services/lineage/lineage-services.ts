@@ -1,4 +1,4 @@
-import type { Database } from "../../db/client";
+import type { ReadDatabase } from "../../db/client";
 import { ClosureReader } from "./closure";
 import { ProvenanceEdgeReader } from "./lineage-edges";
 import { ProvJsonExporter } from "./prov-json";
@@ -13,7 +13,7 @@ export interface LineageServices {
 }
 
 /** The lineage services over one database's read side. */
-export function createLineageServices(database: Database): LineageServices {
+export function createLineageServices(database: ReadDatabase): LineageServices {
   const closures = new ClosureReader(database);
   return {
     edges: new ProvenanceEdgeReader(database.reader),

@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { Db } from "../../db/client";
 import type { Closure, ClosureQuery, ClosureReader } from "./closure";
 import type { ArtifactRecord } from "../records";
@@ -61,12 +62,19 @@ export class ProvJsonExporter {
   async export(query: ClosureQuery): Promise<ProvJsonDocument> {
     const closure = await this.closures.closure({ ...query, withArtifacts: true, edgeDetails: true });
     const members = [closure.rootId, ...closure.nodes.map((node) => node.artifactId)];
-    const links = await this.db.executionArtifact.findMany({
-      where: { artifactId: { in: members } },
-      orderBy: [{ runId: "asc" }, { direction: "asc" }, { role: "asc" }, { position: "asc" }, { artifactId: "asc" }],
+    const order = ["runId", "direction", "role", "position", "artifactId"] as const;
+    const links = (
+      await inChunks(members, (chunk) =>
+        this.db.executionArtifact.findMany({ where: { artifactId: { in: chunk } }, orderBy: order.map((column) => ({ [column]: "asc" as const })) }),
+      )
+    ).sort((a, b) => {
+      // The chunks' rows, in the one order the document lists them.
+      for (const column of order) if (a[column] !== b[column]) return a[column] < b[column] ? -1 : 1;
+      return 0;
     });
     const runIds = [...new Set([...links.map((link) => link.runId), ...closure.edges.map((edge) => edge.record!.runId)])].sort();
-    const executions = await this.db.execution.findMany({ where: { runId: { in: runIds } }, include: { operation: true }, orderBy: { runId: "asc" } });
+    // Sorted chunks of sorted ids: the rows come in runId order.
+    const executions = await inChunks(runIds, (chunk) => this.db.execution.findMany({ where: { runId: { in: chunk } }, include: { operation: true }, orderBy: { runId: "asc" } }));
     return provJsonDocument(closure, links, executions);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "../../db/client";
+import type { ReadDatabase } from "../../db/client";
 import type { ArtifactId, RunId } from "../ids";
 import type { LineageDirection, ProvenanceEdgeKind, ProvenanceEdgeRecord } from "./lineage-records";
 import type { KeysetPage } from "../pagination";
@@ -35,7 +35,7 @@ interface EdgeRow {
 }
 
 export class ProvenanceMapReader {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: ReadDatabase) {}
 
   async page(direction: LineageDirection, page: KeysetPage<ArtifactId>, asOf: Date | null = null): Promise<ProvenanceMapEntry[]> {
     const sqlite = this.database.provider === "sqlite";

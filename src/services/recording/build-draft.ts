@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import { LineageIntegrityError } from "../../../plugins/errors";
 import { artifactReferencesIn } from "../../../plugins/lineage-inference/config-references";
 import { pairInputs } from "../../../plugins/pairing";
@@ -36,7 +37,7 @@ export async function loadDraftContext(tx: DbTx, requests: readonly RecordExecut
   const unknown = [...wanted].filter((id) => !artifacts.has(id));
   for (const artifact of await storedArtifacts(tx, unknown)) artifacts.set(artifact.id, artifact);
   const parents = [...new Set(requests.flatMap((r) => (r.parentRunId != null && !executions.has(r.parentRunId) ? [r.parentRunId] : [])))];
-  if (parents.length > 0) for (const row of await tx.execution.findMany({ where: { runId: { in: parents } }, select: { runId: true } })) executions.add(row.runId);
+  if (parents.length > 0) for (const row of await inChunks(parents, (chunk) => tx.execution.findMany({ where: { runId: { in: chunk } }, select: { runId: true } }))) executions.add(row.runId);
   return { artifacts, executions };
 }
 
@@ -89,7 +90,7 @@ export async function buildDraft(
         contentHash: artifact.contentHash,
         artifactType,
         metadata: artifact.metadata ?? null,
-        dataset: artifact.dataset ?? null,
+        dataset: artifact.dataset ? { namespace: artifact.dataset.namespace, name: artifact.dataset.name, version: artifact.dataset.version ?? null } : null,
       });
     }
   }

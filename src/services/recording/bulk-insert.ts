@@ -1,7 +1,7 @@
 import { Prisma } from "../../generated/sqlite/client";
 import type { DbTx } from "../../db/client";
 import { directStatementsOf } from "../../db/direct-statements";
-import { yieldToEventLoop } from "./yield";
+import { turnSlicer, yieldToEventLoop } from "./yield";
 
 /**
  * Multi-row INSERTs for the hot path: the typed createMany costs 5–7× here
@@ -28,10 +28,13 @@ import { yieldToEventLoop } from "./yield";
  */
 const ROWS_PER_STATEMENT = 500;
 /**
- * Rows per turn on SQLite, where each runs synchronously: a read waiting behind a turn may wait
- * behind several while it is parsed, answered and written out, so the turns stay a few ms long.
+ * Rows per statement run on SQLite, where each runs synchronously; a turn of the event loop is
+ * taken between such runs once the current turn has run ROWS_SLICE_MS (a read waiting behind a
+ * turn may wait behind several while it is parsed, answered and written out, so turns stay short
+ * whatever a row costs: wide rows, many indexes, a loaded machine).
  */
-const ROWS_PER_TURN = 200;
+const ROWS_PER_RUN = 25;
+const ROWS_SLICE_MS = 10;
 /** Bound values per statement on the VALUES path, under both databases' limits. */
 const MAX_BIND_VARIABLES = 30_000;
 
@@ -55,9 +58,10 @@ export async function insertRows(tx: DbTx, table: string, columns: readonly stri
   const returned: string[] = [];
   if (direct?.runEach) {
     const sql = `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})${conflictAndReturning(options)}`;
-    for (let start = 0; start < rows.length; start += ROWS_PER_TURN) {
-      if (start > 0) await yieldToEventLoop();
-      for (const values of direct.runEach(sql, rows.slice(start, start + ROWS_PER_TURN))) if (values.length > 0) returned.push(String(values[0]));
+    const slice = turnSlicer(ROWS_SLICE_MS);
+    for (let start = 0; start < rows.length; start += ROWS_PER_RUN) {
+      if (start > 0) await slice();
+      for (const values of direct.runEach(sql, rows.slice(start, start + ROWS_PER_RUN))) if (values.length > 0) returned.push(String(values[0]));
     }
     return returned;
   }
@@ -111,6 +115,7 @@ function jsonPayload(columns: readonly string[], rows: readonly unknown[][]): st
   );
 }
 
+// bounded: insertRows passes at most perStatement rows, sized to the bind-value limit.
 function valuesInsert(table: string, columns: readonly string[], rows: readonly unknown[][], options: InsertOptions) {
   const head = Prisma.raw(`INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES `);
   return Prisma.sql`${head}${Prisma.join(rows.map((row) => Prisma.sql`(${Prisma.join(row)})`))}${Prisma.raw(conflictAndReturning(options))}`;

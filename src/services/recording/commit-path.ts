@@ -2,6 +2,7 @@ import type { ProvenanceEdgeDraft } from "../../../plugins/types";
 import type { Db, DbTx } from "../../db/client";
 import type { RunId } from "../ids";
 import type { ExecutionRecord, ExecutionStatus } from "../records";
+import { inCpuPhase } from "../../cpu-phases";
 import { beginUnitWrites, endUnitWrites, isEmptyUnitWrites, type UnitWrites } from "./unit-writes";
 
 /**
@@ -88,8 +89,15 @@ export async function runUnit<T>(tx: DbTx, unit: RecordingUnit<T>, scope: UnitSc
   return value;
 }
 
-/** Big executions may take a while inside their transaction; waiting for the write lock is bounded. */
-export const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 120_000 };
+/**
+ * Big executions may take a while inside their transaction; waiting for the write lock is bounded.
+ * The time limit only frees the writer from a unit that never finishes: one that is still working
+ * when it is met fails (TRANSACTION_TIMEOUT), however far it got. A 30,000-output recording while
+ * reads and 8 writers take turns with it (bench row readsDuringWrites) took 52 s at load 5 on 2
+ * cores; at the loads CI and several benches reach together it met the former 120 s limit (the
+ * bench failed with "no such savepoint" then): 10 minutes leaves big writes room.
+ */
+export const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 600_000 };
 
 export const warnOnListenerError = (error: unknown) => process.emitWarning(`commit listener failed: ${String(error)}`);
 
@@ -106,6 +114,10 @@ export class CommitListeners {
 
   announce(events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]): void {
     if (events.length === 0) return;
+    inCpuPhase("publish", () => this.tell(events, receipts));
+  }
+
+  private tell(events: readonly RecordingEvent[], receipts: readonly JournalReceipt[]): void {
     for (const listener of this.listeners) {
       try {
         listener(events, receipts);

@@ -1,7 +1,9 @@
 import type { Database, DbTx } from "../../db/client";
 import { directStatementsOf } from "../../db/direct-statements";
+import { isTransactionEnded } from "../../db/transaction-ends";
 import { isTransactionConflict } from "../../db/unavailable";
-import { TransactionConflictError } from "../errors";
+import { TransactionConflictError, TransactionTimeoutError } from "../errors";
+import { inCpuPhase } from "../../cpu-phases";
 import {
   type CommitListener,
   CommitListeners,
@@ -27,6 +29,8 @@ export interface GroupCommitOptions {
   maxUnitsPerTransaction?: number;
   /** After this long (ms), a transaction takes no further unit: callers in it are answered after its commit. */
   maxTransactionMs?: number;
+  /** How long (ms) a transaction may stay open before the database layer rolls it back (default TRANSACTION_OPTIONS.timeout). */
+  transactionTimeoutMs?: number;
 }
 
 interface Queued {
@@ -44,6 +48,37 @@ interface Ran {
 
 /** The first unit of a transaction failed before anything else was in it: the whole transaction is rolled back. */
 class FirstUnitFailed extends Error {}
+
+/** The transaction ended (rolled back past its timeout) while this unit ran in it: the unit fails, the others run again. */
+class EndedUnder extends Error {
+  constructor(
+    readonly queued: Queued,
+    readonly ended: unknown,
+  ) {
+    super("transaction ended under a unit");
+  }
+}
+
+/**
+ * A unit failed and its savepoint could not be rolled back: the transaction is in no state to go on.
+ * The unit's caller keeps the unit's own error; the others hear why the transaction failed.
+ */
+class UndoFailed extends Error {
+  constructor(readonly undo: unknown) {
+    super("rolling a failed unit back to its savepoint failed");
+  }
+}
+
+/** What the other callers of a transaction hear when a failed unit could not be undone: the unit's error is its cause. */
+export class SavepointUndoError extends Error {
+  constructor(
+    readonly undo: unknown,
+    unitError: unknown,
+  ) {
+    super(`a recording sharing this transaction failed and could not be rolled back to its savepoint (${String((undo as Error)?.message ?? undo)}); nothing of the transaction was committed`, { cause: unitError });
+    this.name = "SavepointUndoError";
+  }
+}
 
 /** A unit met a deadlock or a serialization failure: the whole transaction is rolled back and run again. */
 class ConflictMet extends Error {
@@ -74,6 +109,11 @@ export const MAX_TRANSACTION_ATTEMPTS = 5;
  *
  * A unit must await every statement it starts: one still in flight when it throws could land
  * after its savepoint was rolled back.
+ *
+ * A transaction that outlives its time limit (transactionTimeoutMs) is rolled back by the database
+ * layer while its unit still runs; the unit's statements after that are refused (they never run
+ * outside the transaction: src/db/transaction-ends.ts). The unit it ended under fails with
+ * TransactionTimeoutError; the units before it, rolled back with it, run again in a new transaction.
  */
 export class GroupCommit implements CommitPath {
   private readonly queue: Queued[] = [];
@@ -84,6 +124,7 @@ export class GroupCommit implements CommitPath {
   private retries = 0;
   private readonly maxUnits: number;
   private readonly maxMs: number;
+  private readonly transactionOptions: { maxWait: number; timeout: number };
 
   constructor(
     private readonly database: Pick<Database, "transaction">,
@@ -92,6 +133,7 @@ export class GroupCommit implements CommitPath {
     this.listeners = new CommitListeners(options.reportListenerError ?? warnOnListenerError);
     this.maxUnits = options.maxUnitsPerTransaction ?? 100;
     this.maxMs = options.maxTransactionMs ?? 100;
+    this.transactionOptions = { ...TRANSACTION_OPTIONS, timeout: options.transactionTimeoutMs ?? TRANSACTION_OPTIONS.timeout };
   }
 
   run<T>(unit: RecordingUnit<T>): Promise<T> {
@@ -143,6 +185,11 @@ export class GroupCommit implements CommitPath {
         await new Promise((resolve) => setTimeout(resolve, 2 ** attempts * 5 + Math.random() * 20));
         continue;
       }
+      if (attempt.kind === "ended") {
+        // The unit it ended under fails alone; the units rolled back with it (before it) run again, in a new transaction.
+        settled.set(attempt.queued, new TransactionTimeoutError(this.transactionOptions.timeout, attempt.error));
+        if (taken.some((q) => !settled.has(q))) continue;
+      }
       if (attempt.kind === "firstUnitFailed" && taken.some((q) => !settled.has(q))) continue;
       const failure = attempt.kind === "conflict" ? new TransactionConflictError(attempts + 1, attempt.error) : attempt.kind === "failed" ? attempt.error : undefined;
       if (taken.length === 0 && failure !== undefined) {
@@ -177,7 +224,13 @@ export class GroupCommit implements CommitPath {
     settled: Map<Queued, unknown>,
     /** Set on the last attempt: a unit that meets a conflict then fails on its own (TransactionConflictError) and the others go on. */
     lastOf?: number,
-  ): Promise<{ kind: "committed"; ran: Ran[]; receipts: readonly JournalReceipt[] } | { kind: "conflict"; error: unknown } | { kind: "firstUnitFailed" } | { kind: "failed"; error: unknown }> {
+  ): Promise<
+    | { kind: "committed"; ran: Ran[]; receipts: readonly JournalReceipt[] }
+    | { kind: "conflict"; error: unknown }
+    | { kind: "firstUnitFailed" }
+    | { kind: "ended"; queued: Queued; error: unknown }
+    | { kind: "failed"; error: unknown }
+  > {
     const ran: Ran[] = [];
     let receipts: readonly JournalReceipt[] = [];
     const rerun = taken.filter((q) => !settled.has(q));
@@ -207,20 +260,37 @@ export class GroupCommit implements CommitPath {
             if (protect) await statement(tx, `RELEASE SAVEPOINT ${savepoint}`);
             ran.push({ queued, outcome: { ok: true, value, events } });
           } catch (thrown) {
+            // Its statements (or its RELEASE) found the transaction over: nothing of this attempt is left to keep.
+            if (isTransactionEnded(thrown)) throw new EndedUnder(queued, thrown);
             if (isTransactionConflict(thrown) && lastOf === undefined) throw new ConflictMet(thrown);
             const error = isTransactionConflict(thrown) ? new TransactionConflictError(lastOf!, thrown) : thrown;
             settled.set(queued, error);
             ran.push({ queued, outcome: { ok: false, error } });
             if (!protect) throw new FirstUnitFailed();
-            await statement(tx, `ROLLBACK TO SAVEPOINT ${savepoint}`);
-            await statement(tx, `RELEASE SAVEPOINT ${savepoint}`);
+            try {
+              await statement(tx, `ROLLBACK TO SAVEPOINT ${savepoint}`);
+              await statement(tx, `RELEASE SAVEPOINT ${savepoint}`);
+            } catch (undo) {
+              // The unit's caller keeps the unit's own error (settled above), not this one.
+              if (isTransactionEnded(undo)) throw new EndedUnder(queued, undo);
+              throw new UndoFailed(new SavepointUndoError(undo, error));
+            }
           }
         }
         const events = ran.flatMap((r) => (r.outcome.ok ? r.outcome.events : []));
-        if (this.options.journal && events.length > 0) receipts = await this.options.journal.append(tx, events);
-      }, TRANSACTION_OPTIONS);
+        if (this.options.journal && events.length > 0) receipts = await inCpuPhase("feedLog", () => this.options.journal!.append(tx, events));
+      }, this.transactionOptions);
     } catch (error) {
       if (error instanceof FirstUnitFailed) return { kind: "firstUnitFailed" };
+      if (error instanceof EndedUnder) {
+        // Its own error stays its answer if it had one; else the timeout is.
+        if (settled.has(error.queued) && !isTransactionEnded(settled.get(error.queued))) return { kind: "firstUnitFailed" };
+        settled.delete(error.queued);
+        return { kind: "ended", queued: error.queued, error: error.ended };
+      }
+      if (error instanceof UndoFailed) return { kind: "failed", error: error.undo };
+      // The journal or the COMMIT found the transaction over: every unit in it is answered with the timeout.
+      if (isTransactionEnded(error)) return { kind: "failed", error: new TransactionTimeoutError(this.transactionOptions.timeout, error) };
       if (error instanceof ConflictMet) return { kind: "conflict", error: error.conflict };
       // At COMMIT, or BEGIN (no unit taken yet: a busy SQLite file is tried again like a conflict).
       if (isTransactionConflict(error)) return { kind: "conflict", error };

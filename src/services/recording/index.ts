@@ -14,18 +14,20 @@ export {
   type UnitScope,
 } from "./commit-path";
 export { GroupCommit, type GroupCommitOptions, MAX_TRANSACTION_ATTEMPTS } from "./group-commit";
-export { noteUnitWrites, type SubjectDeclarationDraft, type UnitWrites } from "./unit-writes";
+export { noteUnitWrites, type PrivacyReleaseDraft, type RecordingActor, type RunPurposeDraft, type SearchableWrite, type SubjectDeclarationDraft, type UnitWrites } from "./unit-writes";
 export { type DerivationEngines, derivationPort, runPropagatePlugins } from "./unit-derivations";
 export { inferAndValidateLineage, type InferredLineage } from "./lineage-pipeline";
-export { type OperationDeclarationInput, type OperationPlan, OperationRegistry, type PlannedOperation } from "./operation-registry";
+export { type OperationDeclarationInput, type OperationPlan, OperationRegistry, operationWrite, type PlannedOperation } from "./operation-registry";
 export { type PreparedExecution, type PrepareItem, prepareExecution, prepareExecutions, type StageableExecution } from "./prepared-execution";
 export { emptyPendingRecords, type PendingRecords } from "./pending-records";
 export { ExecutionRecorder, type ReplayedExecution } from "./record-execution";
+export { observeRecording, type RecordingKind, type RecordingObserver, recordingOutcomeOf } from "./recording-observer";
 export { type RecordedExecution, recordedExecutionOf, unpairedOf } from "./recorded-execution";
 export { checkIdempotencyKey, claimKey, type IdempotentKind, requestHashOf, sameRequestOrRefuse, type StoredKey, storedKey } from "./idempotency";
-export { checkRequestShape, type RecordExecutionRequest } from "./request-shape";
+export { checkPrivacyCost, checkRequestShape, MAX_RELEASE_EPSILON, type PrivacyCost, PURPOSE_NAME, PURPOSE_SYNTAX, type RecordExecutionRequest } from "./request-shape";
 export { specIdOf } from "./spec-id";
 export { type StageOptions, stageAppend, stageAppends, type StagedAppend, type StagedArtifact, stageExecution, stageExecutions, stageSourceArtifacts } from "./stage";
 export { insertRows } from "./bulk-insert";
-export { yieldToEventLoop } from "./yield";
+export { turnSlicer, yieldToEventLoop } from "./yield";
 export { groupIdFor } from "./build-edges";
+export { businessDateOf, dateOf } from "./business-date";

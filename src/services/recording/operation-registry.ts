@@ -1,3 +1,4 @@
+import { inChunks } from "../../db/chunked-lists";
 import { OperationDeclarationError } from "../../../plugins/errors";
 import { CONFIG_INPUT_ROLE, type OperationDeclaration, type RoleDeclaration } from "../../../plugins/types";
 import type { Db, DbTx } from "../../db/client";
@@ -7,6 +8,16 @@ import { operationIdFor } from "../ids";
 import { type OperationRecord, toOperationRecord } from "../records";
 import { unsafeTextReason } from "../safe-text";
 import { insertRows } from "./bulk-insert";
+import { noteUnitWrites, type SearchableWrite } from "./unit-writes";
+
+/** A registered operation, for the search index. */
+export const operationWrite = (operation: { id: string; name: string; version: string; kind: string }): SearchableWrite => ({
+  kind: "OPERATION",
+  id: operation.id,
+  name: operation.name,
+  version: operation.version,
+  operationKind: operation.kind,
+});
 
 /** An operation as a client declares it; `inferLineageFrom` as given: at most one of inputs/outputs. */
 export interface OperationDeclarationInput {
@@ -15,6 +26,8 @@ export interface OperationDeclarationInput {
   /** COMPOSITE is refused here (COMPOSITE_KIND): composites are registered with their wiring. */
   kind: OperationDeclaration["kind"] | "COMPOSITE";
   groupBy: OperationDeclaration["groupBy"];
+  /** The parameter whose value is a run's business date (a date, or a date-time), if the operation has one. */
+  businessDateParam?: string | null;
   inputs: { role: string; artifactType: string; required?: boolean | null }[];
   outputs: { role: string; artifactType: string; required?: boolean | null; inferLineageFrom?: { inputs?: string[] | null; outputs?: string[] | null } | null }[];
 }
@@ -44,7 +57,11 @@ export class OperationRegistry {
     try {
       const data = { id, name: declaration.name, version: declaration.version, kind: declaration.kind, groupBy: declaration.groupBy, declaration: canonical, roles: { create: roles } };
       const row = this.commits
-        ? await this.commits.run((tx) => tx.operation.create({ data, include: { roles: true } }))
+        ? await this.commits.run(async (tx) => {
+            const created = await tx.operation.create({ data, include: { roles: true } });
+            noteUnitWrites(tx, { searchable: [operationWrite(created)] });
+            return created;
+          })
         : await this.db.operation.create({ data, include: { roles: true } });
       return toOperationRecord(row);
     } catch (error) {
@@ -73,7 +90,7 @@ export class OperationRegistry {
       }
     });
     const ids = [...new Set(normalised.flatMap((n) => (n instanceof OperationDeclarationError ? [] : [n.id])))];
-    const rows = ids.length === 0 ? [] : await tx.operation.findMany({ where: { id: { in: ids } }, include: { roles: true } });
+    const rows = ids.length === 0 ? [] : await inChunks(ids, (chunk) => tx.operation.findMany({ where: { id: { in: chunk } }, include: { roles: true } }));
     const stored = new Map(rows.map((row) => [row.id, row]));
     const toCreate = new Map<string, PlannedOperation>();
     const operations = normalised.map((n) => {
@@ -117,9 +134,10 @@ export class OperationRegistry {
         .filter(({ record }) => created.has(record.id))
         .flatMap(({ record }) => roleRowsOf(declarationOf(record)).map((r) => [record.id, r.direction, r.role, r.position, r.artifactType, r.required, r.lineageFrom ?? null, r.lineageRoles ?? null])),
     );
+    noteUnitWrites(tx, { searchable: planned.filter(({ record }) => created.has(record.id)).map(({ record }) => operationWrite(record)) });
     const raced = planned.filter(({ record }) => !created.has(record.id));
     if (raced.length === 0) return;
-    const rows = await tx.operation.findMany({ where: { id: { in: raced.map((p) => p.record.id) } }, include: { roles: true } });
+    const rows = await inChunks(raced.map((p) => p.record.id), (chunk) => tx.operation.findMany({ where: { id: { in: chunk } }, include: { roles: true } }));
     for (const { record, canonical } of raced) sameDeclarationOrRefuse(rows.find((row) => row.id === record.id)!, declarationOf(record), canonical);
   }
 
@@ -171,6 +189,7 @@ function recordOf(id: string, declaration: OperationDeclaration, createdAt: Date
     version: declaration.version,
     kind: declaration.kind,
     groupBy: declaration.groupBy,
+    businessDateParam: declaration.businessDateParam ?? null,
     createdAt,
     inputs: declaration.inputs.map(role),
     outputs: declaration.outputs.map(role),
@@ -201,7 +220,15 @@ export function declarationOf(operation: OperationRecord): OperationDeclaration 
     required: r.required,
     inferLineageFrom: r.inferLineageFrom,
   });
-  return { name: operation.name, version: operation.version, kind: operation.kind, groupBy: operation.groupBy, inputs: operation.inputs.map(role), outputs: operation.outputs.map(role) };
+  return {
+    name: operation.name,
+    version: operation.version,
+    kind: operation.kind,
+    groupBy: operation.groupBy,
+    inputs: operation.inputs.map(role),
+    outputs: operation.outputs.map(role),
+    ...(operation.businessDateParam !== null ? { businessDateParam: operation.businessDateParam } : {}),
+  };
 }
 
 // Seed "Lineage declaration": validated at class definition time.
@@ -288,6 +315,10 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
   if ((input.groupBy === "ZIP" || input.groupBy === "CROSS_PRODUCT") && input.inputs.length < 2) {
     fail(`groupBy ${input.groupBy} pairs artifacts across input roles and needs at least two`, { rule: "GROUP_BY_NEEDS_ROLES", candidates: inputRoles });
   }
+  if (input.businessDateParam != null) {
+    if (!input.businessDateParam.trim()) fail("the business-date parameter's name is empty", { rule: "EMPTY_BUSINESS_DATE_PARAM" });
+    checkText("the business-date parameter's name", input.businessDateParam);
+  }
   if (input.groupBy === "LINEAGE" && input.inputs.length !== 2) {
     fail(`groupBy LINEAGE pairs the artifacts of exactly two input roles by a shared ancestor; ${input.inputs.length} are declared`, { rule: "GROUP_BY_NEEDS_ROLES", candidates: inputRoles });
   }
@@ -298,6 +329,8 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
     groupBy: input.groupBy ?? null,
     inputs: input.inputs.map((role) => ({ role: role.role, artifactType: role.artifactType, required: role.required ?? true, inferLineageFrom: null })),
     outputs,
+    // Only when declared: the canonical declaration of an operation without one stays what it always was.
+    ...(input.businessDateParam != null ? { businessDateParam: input.businessDateParam } : {}),
   };
 }
 

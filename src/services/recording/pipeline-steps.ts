@@ -1,8 +1,10 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { DraftExecution } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { StepConflictError } from "../errors";
 import type { OperationRecord } from "../records";
 import { insertRows } from "./bulk-insert";
+import { noteUnitWrites } from "./unit-writes";
 
 // Seed "Visualization": the macro graph comes from the steps table alone. Record the step (its
 // operation and roles) once, and which earlier step's output role fed each of its input roles.
@@ -11,14 +13,17 @@ export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "
   const step = draft.step!;
   await claimPipelineStep(tx, pipeline, step, operation, at);
   if (draft.inputs.length === 0) return;
-  const producers = await tx.executionArtifact.findMany({
-    where: { artifactId: { in: [...new Set(draft.inputs.map((i) => i.id))] }, direction: "PRODUCED", execution: { pipeline, step: { lt: step } } },
-    select: { artifactId: true, role: true, execution: { select: { step: true } } },
-  });
+  const producers = await inChunks(new Set(draft.inputs.map((i) => i.id)), (chunk) =>
+    tx.executionArtifact.findMany({
+      where: { artifactId: { in: chunk }, direction: "PRODUCED", execution: { pipeline, step: { lt: step } } },
+      select: { artifactId: true, role: true, execution: { select: { step: true } } },
+    }),
+  );
+  const producersOf = new Map<string, (typeof producers)[number][]>();
+  for (const producer of producers) producersOf.set(producer.artifactId, [...(producersOf.get(producer.artifactId) ?? []), producer]);
   const flows = new Map<string, unknown[]>();
   for (const input of draft.inputs) {
-    for (const producer of producers) {
-      if (producer.artifactId !== input.id) continue;
+    for (const producer of producersOf.get(input.id) ?? []) {
       const row = [pipeline, step, input.role, producer.execution.step!, producer.role];
       flows.set(JSON.stringify(row), row);
     }
@@ -40,7 +45,11 @@ async function claimPipelineStep(tx: DbTx, pipeline: string, step: number, opera
       ignoreConflicts: true,
       returning: "operationId",
     });
-    if (claimed.length === 1) return;
+    if (claimed.length === 1) {
+      // A new step: the pipeline is found by search from its first one (the index keeps one entry per pipeline).
+      noteUnitWrites(tx, { searchable: [{ kind: "PIPELINE", name: pipeline }] });
+      return;
+    }
     holder = await stepHolder(tx, pipeline, step);
     if (!holder) throw new Error(`pipeline step ${pipeline}#${step} was neither inserted nor found`);
   }

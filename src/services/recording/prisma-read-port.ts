@@ -1,11 +1,9 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { ReadPort } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { Prisma } from "../../generated/sqlite/client";
 import type { PendingRecords } from "./pending-records";
 import { storedArtifacts } from "./stored-artifacts";
-
-/** Ids per ancestry statement, well under both databases' bind-variable limits. */
-const IDS_PER_STATEMENT = 10_000;
 
 /**
  * The ReadPort plugins get, reading through the recording's own transaction, and seeing what the
@@ -46,16 +44,15 @@ export function prismaReadPort(tx: DbTx, pending?: PendingRecords): ReadPort {
 /** Every stored ancestor of each id, by one recursive statement per chunk (UNION ends cycles). */
 async function storedAncestors(tx: DbTx, ids: string[]): Promise<Map<string, string[]>> {
   const ancestors = new Map<string, string[]>();
-  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
-    const chunk = ids.slice(start, start + IDS_PER_STATEMENT);
-    const rows = await tx.$queryRaw<{ id: string; ancestorId: string }[]>(Prisma.sql`
+  const rows = await inChunks(ids, (chunk) =>
+    tx.$queryRaw<{ id: string; ancestorId: string }[]>(Prisma.sql`
       WITH RECURSIVE walk(root, node) AS (
         SELECT e."targetId", e."sourceId" FROM "ProvenanceEdge" e WHERE e."targetId" IN (${Prisma.join(chunk)})
         UNION
         SELECT w.root, e."sourceId" FROM walk w JOIN "ProvenanceEdge" e ON e."targetId" = w.node
       )
-      SELECT root AS "id", node AS "ancestorId" FROM walk WHERE node <> root`);
-    for (const row of rows) ancestors.set(row.id, [...(ancestors.get(row.id) ?? []), row.ancestorId]);
-  }
+      SELECT root AS "id", node AS "ancestorId" FROM walk WHERE node <> root`),
+  );
+  for (const row of rows) ancestors.set(row.id, [...(ancestors.get(row.id) ?? []), row.ancestorId]);
   return ancestors;
 }

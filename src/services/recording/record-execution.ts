@@ -3,15 +3,22 @@ import type { DbTx } from "../../db/client";
 import { InvalidArgumentError, NotFoundError } from "../errors";
 import { newRunId, type RunId, type SpecId } from "../ids";
 import type { ExecutionLinkRecord, OperationRecord } from "../records";
+import { businessDateOf } from "./business-date";
 import { checkIdempotencyKey, claimKey, requestHashOf, sameRequestOrRefuse, type StoredKey, storedKey } from "./idempotency";
 import type { CommitPath, RecordingUnit } from "./commit-path";
 import type { OperationRegistry } from "./operation-registry";
 import { prepareExecution } from "./prepared-execution";
+import { observeRecording, type RecordingObserver } from "./recording-observer";
 import { type RecordedExecution, recordedExecutionOf, unpairedOf } from "./recorded-execution";
 import { checkRequestShapeInTurns, type RecordExecutionRequest } from "./request-shape";
 import { specIdOf } from "./spec-id";
 import { stageExecution } from "./stage";
+import { noteUnitWrites, type RecordingActor } from "./unit-writes";
 import { yieldToEventLoop } from "./yield";
+import { markCpuPhase } from "../../cpu-phases";
+
+/** Who records when the caller does not say (a service call outside any request). */
+const UNKNOWN_ACTOR: RecordingActor = { name: "unknown", tokenId: null };
 
 export type { RecordExecutionRequest } from "./request-shape";
 
@@ -25,6 +32,8 @@ export interface RecordOptions {
    * execution: the audit entry of a recording made with a token (src/auth), at no extra commit.
    */
   beforeCommit?: (tx: DbTx, runId: RunId) => Promise<void>;
+  /** Who records it (a release's ledger entries name them). */
+  actor?: RecordingActor;
 }
 
 /**
@@ -37,13 +46,15 @@ export class ExecutionRecorder {
     private readonly commits: CommitPath,
     private readonly operations: OperationRegistry,
     private readonly plugins: readonly ProvgraphPlugin[],
+    private readonly observer?: RecordingObserver,
   ) {}
 
   /** Without an idempotency key, always a recording; with one, the first recording's answer when the key was used before. */
   record(reported: RecordExecutionRequest & { idempotencyKey?: null }, options?: RecordOptions): Promise<RecordedExecution>;
   record(reported: RecordExecutionRequest, options?: RecordOptions): Promise<RecordedExecution | ReplayedExecution>;
   async record(reported: RecordExecutionRequest, options: RecordOptions = {}): Promise<RecordedExecution | ReplayedExecution> {
-    return this.commits.run(this.unitOf(await this.plan(reported), options));
+    markCpuPhase("core");
+    return observeRecording(this.observer, "execution", (async () => answered(await this.commits.run(this.unitOf(await this.plan(reported), options))))());
   }
 
   /**
@@ -52,8 +63,9 @@ export class ExecutionRecorder {
    * ones before it. One outcome per request, in order: what was recorded, or why it was not.
    */
   async recordMany(reported: readonly RecordExecutionRequest[], options: RecordOptions = {}): Promise<PromiseSettledResult<RecordedExecution | ReplayedExecution>[]> {
+    markCpuPhase("core");
     const plans = await Promise.allSettled(reported.map((request) => this.plan(request)));
-    return Promise.allSettled(plans.map((plan) => (plan.status === "fulfilled" ? this.commits.run(this.unitOf(plan.value, options)) : Promise.reject(plan.reason))));
+    return answeredAll(await Promise.allSettled(plans.map((plan) => observeRecording(this.observer, "execution", plan.status === "fulfilled" ? this.commits.run(this.unitOf(plan.value, options)) : Promise.reject(plan.reason)))));
   }
 
   /** What can be decided before the unit: the request's shape, its operation, its ids. */
@@ -63,6 +75,8 @@ export class ExecutionRecorder {
     const operation = await this.operations.find(request.operation, request.operationVersion);
     if (!operation) throw new NotFoundError("operation", `${request.operation}@${request.operationVersion}`, "operation");
     if (operation.kind === "COMPOSITE") throw new InvalidArgumentError("operation", `${operation.name}@${operation.version} is a composite: record its runs with recordCompositeExecution`);
+    // A declared business date that is no date is refused before the unit (staging reads it again).
+    businessDateOf(operation, request.params);
     const idempotency = key === null ? null : { key, requestHash: requestHashOf("RECORD_EXECUTION", request) };
     return { request, operation, ids: { runId: newRunId(), specId: specIdOf(operation, request), recordedAt: new Date() }, idempotency };
   }
@@ -84,6 +98,13 @@ export class ExecutionRecorder {
         if (holder) return replay(holder);
       }
       const created = await stageExecution(tx, prepared);
+      if (request.privacyCost) {
+        const cost = { epsilon: request.privacyCost.epsilon, delta: request.privacyCost.delta ?? 0, mechanism: request.privacyCost.mechanism };
+        noteUnitWrites(tx, { privacyReleases: [{ runId: ids.runId, cost, inputIds: prepared.draft.inputs.map((i) => i.id), principal: options.actor ?? UNKNOWN_ACTOR, at: { field: "privacyCost" } }] });
+      }
+      if (request.purpose) {
+        noteUnitWrites(tx, { runPurposes: [{ runId: ids.runId, purpose: request.purpose, inputIds: prepared.draft.inputs.map((i) => i.id), principal: options.actor ?? UNKNOWN_ACTOR, at: { field: "purpose" } }] });
+      }
       // Building a big execution's answer takes a while of its own.
       if (prepared.draft.outputs.length > ANSWER_IN_ITS_OWN_TURN) await yieldToEventLoop();
       const recorded = recordedExecutionOf(prepared, created);
@@ -93,6 +114,13 @@ export class ExecutionRecorder {
     };
   }
 }
+
+/** What follows a commit is the answer (the CPU budget's marks: src/cpu-phases.ts). */
+function answered<T>(value: T): T {
+  markCpuPhase("response");
+  return value;
+}
+const answeredAll = answered;
 
 interface Plan {
   request: RecordExecutionRequest;

@@ -15,7 +15,7 @@ export interface RecordExecutionRequest {
    * `subjectKeys`: the data subjects whose data the artifact holds (erasure plans start from them);
    * only their keyed hashes are stored, and a subject on the suppression list is refused.
    */
-  outputs: { role: string; artifacts: { originalName: string; contentHash: string; metadata?: unknown; dataset?: DatasetRef | null; subjectKeys?: readonly string[] | null }[] }[];
+  outputs: { role: string; artifacts: { originalName: string; contentHash: string; metadata?: unknown; dataset?: DatasetVersionDraft | null; subjectKeys?: readonly string[] | null }[] }[];
   /** Explicit mappings; `kind` (default JOINT) says whether several sources are one joint derivation or each its own. */
   lineage?: { output: string; sources: readonly string[]; kind?: "JOINT" | "INDEPENDENT" | null }[] | null;
   pipeline?: string | null;
@@ -28,7 +28,51 @@ export interface RecordExecutionRequest {
   pins?: { inputVersions?: unknown; codeVersion?: string | null; imageDigest?: string | null; deterministic?: boolean | null } | null;
   /** A retry with the same key and input is answered with the first recording (src/services/recording/idempotency.ts). */
   idempotencyKey?: string | null;
+  /**
+   * The run is a differentially private release: what it spends of the budgets of the protected
+   * datasets it reads, directly or through lineage (src/services/privacy debits them in its unit).
+   */
+  privacyCost?: PrivacyCost | null;
+  /**
+   * The purpose the run acts under (`fraud-investigation`): one the recording token carries, and one
+   * every tag on its inputs allows (src/services/compliance checks it in its unit; PURPOSE_NOT_PERMITTED).
+   */
+  purpose?: string | null;
 }
+
+/** A purpose data may serve, a request or a run may act under (`fraud-investigation`, `marketing`). */
+export const PURPOSE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const PURPOSE_SYNTAX = "1-64 letters, digits, '_', '.' or '-' (what a purpose:<NAME> scope can name)";
+
+/** A release's privacy cost: ε (> 0), δ (0 ≤ δ < 1, default 0), and the mechanism that spent it. */
+export interface PrivacyCost {
+  epsilon: number;
+  delta?: number | null;
+  mechanism: string;
+}
+
+/** The largest ε one release may declare (budgets are kept to 10⁻¹² in 63-bit integers). */
+export const MAX_RELEASE_EPSILON = 1_000_000;
+
+/**
+ * A privacy cost's shape, `field` naming where it was given (`privacyCost`, an event's facet): ε a
+ * finite number in (0, 1,000,000], δ in [0, 1), the mechanism 1–200 characters of safe text.
+ * Returns it with δ defaulted to 0.
+ */
+export function checkPrivacyCost(cost: PrivacyCost, field: string, fail: (field: string, reason: string) => Error = (f, r) => new InvalidArgumentError(f, r)): { epsilon: number; delta: number; mechanism: string } {
+  if (typeof cost.epsilon !== "number" || !Number.isFinite(cost.epsilon) || cost.epsilon <= 0 || cost.epsilon > MAX_RELEASE_EPSILON) {
+    throw fail(`${field}.epsilon`, `must be a number above 0 and at most ${MAX_RELEASE_EPSILON.toLocaleString("en")}, got ${JSON.stringify(cost.epsilon)}`);
+  }
+  const delta = cost.delta ?? 0;
+  if (typeof delta !== "number" || !Number.isFinite(delta) || delta < 0 || delta >= 1) throw fail(`${field}.delta`, `must be a number from 0 up to (not including) 1, got ${JSON.stringify(cost.delta)}`);
+  if (typeof cost.mechanism !== "string" || !cost.mechanism.trim() || cost.mechanism.length > 200) throw fail(`${field}.mechanism`, "must name the mechanism (1-200 characters), e.g. laplace, gaussian");
+  const unsafe = unsafeTextReason(cost.mechanism);
+  if (unsafe) throw fail(`${field}.mechanism`, unsafe);
+  return { epsilon: cost.epsilon, delta, mechanism: cost.mechanism };
+}
+
+/** The dataset an output is a version of, as a request names it (no version: the dataset itself, unversioned). */
+export type DatasetVersionDraft = Omit<DatasetRef, "version"> & { version?: string | null };
 
 /** Subject keys declared on one artifact at most; a key's length at most. */
 export const MAX_SUBJECT_KEYS = 1_000;
@@ -122,5 +166,7 @@ function* shapeChecks(request: RecordExecutionRequest): Generator<void, RecordEx
   if (request.parentRunId != null && !isIdOfKind(request.parentRunId, "run")) throw new InvalidIdError("parentRunId", request.parentRunId, "run (run_…)");
   if (request.status != null && !EXECUTION_STATUSES.includes(request.status)) throw new InvalidArgumentError("status", `unknown status ${request.status}`);
   if (request.startedAt && request.endedAt && request.endedAt < request.startedAt) throw new InvalidArgumentError("endedAt", "is before startedAt");
-  return { ...request, outputs };
+  const privacyCost = request.privacyCost ? checkPrivacyCost(request.privacyCost, "privacyCost") : null;
+  if (request.purpose != null && !PURPOSE_NAME.test(request.purpose)) throw new InvalidArgumentError("purpose", `'${request.purpose.slice(0, 80)}' is not a purpose: ${PURPOSE_SYNTAX}`);
+  return { ...request, outputs, ...(privacyCost ? { privacyCost } : {}) };
 }

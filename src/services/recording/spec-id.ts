@@ -11,10 +11,13 @@ import type { RecordExecutionRequest } from "./request-shape";
  * same pairs in another order is not. An empty role is the same request as an omitted one.
  */
 export function specIdOf(operation: Pick<OperationRecord, "name" | "version" | "groupBy">, request: Pick<RecordExecutionRequest, "params" | "inputs">): SpecId {
-  const inputs: Record<string, string[]> = {};
+  // Roles are the caller's names ("constructor", "__proto__" are roles too): keyed in a Map, never
+  // looked up on a plain object, whose prototype would answer for them.
+  const byRole = new Map<string, string[]>();
   for (const { role, artifactIds } of request.inputs) {
-    if (artifactIds.length > 0) inputs[role] = [...(inputs[role] ?? []), ...artifactIds];
+    if (artifactIds.length > 0) byRole.set(role, [...(byRole.get(role) ?? []), ...artifactIds]);
   }
+  const inputs = Object.fromEntries(byRole) as Record<string, string[]>;
   if (operation.groupBy === "ZIP") sortPairs(inputs);
   else for (const ids of Object.values(inputs)) ids.sort();
   return specIdFrom(canonicalJson({ operation: operation.name, version: operation.version, params: request.params ?? null, inputs }));

@@ -1,8 +1,10 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { DatasetVersionRef } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { artifactIdFor } from "../ids";
 import { insertRows } from "./bulk-insert";
+import { businessDateOf } from "./business-date";
 import { recordPipelineStep } from "./pipeline-steps";
 import type { PreparedExecution, StageableExecution } from "./prepared-execution";
 import { noteUnitWrites, type SubjectDeclarationDraft } from "./unit-writes";
@@ -74,9 +76,9 @@ function declaredSubjects({ request, operation, draft }: StageableExecution): Su
   );
 }
 
-const EXECUTION_COLUMNS = ["runId", "specId", "operationId", "status", "params", "agent", "startedAt", "endedAt", "recordedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "pipeline", "step", "parentRunId"];
+const EXECUTION_COLUMNS = ["runId", "specId", "operationId", "status", "params", "agent", "startedAt", "endedAt", "recordedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "businessDate", "pipeline", "step", "parentRunId"];
 /** The columns of an execution that are a fold of what its producer reported (appends recompute them). */
-const DERIVED_EXECUTION_COLUMNS = ["status", "params", "agent", "startedAt", "endedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "parentRunId"];
+const DERIVED_EXECUTION_COLUMNS = ["status", "params", "agent", "startedAt", "endedAt", "pinInputVersions", "pinCodeVersion", "pinImageDigest", "pinDeterministic", "businessDate", "parentRunId"];
 const LINK_COLUMNS = ["runId", "artifactId", "direction", "role", "position"];
 const EDGE_COLUMNS = ["sourceId", "targetId", "runId", "kind", "groupId", "stepBoundary", "sourceType", "targetType", "createdAt"];
 
@@ -96,6 +98,7 @@ function executionRow({ draft, operation, request, recordedAt }: StageableExecut
     pins.codeVersion ?? null,
     pins.imageDigest ?? null,
     pins.deterministic ?? null,
+    businessDateOf(operation, draft.params),
     draft.pipeline,
     draft.step,
     draft.parentRunId,
@@ -117,7 +120,11 @@ function edgeRow(e: PreparedExecution["edges"][number], at: Date): unknown[] {
 async function stageOutputArtifacts(tx: DbTx, prepared: readonly StageableExecution[]): Promise<string[][]> {
   const rows = new Map<string, unknown[]>();
   for (const p of prepared) for (const o of p.draft.outputs) if (!rows.has(o.id)) rows.set(o.id, artifactRow(o, p.recordedAt));
-  const created = new Set(await insertRows(tx, "Artifact", ARTIFACT_COLUMNS, [...rows.values()], { ignoreConflicts: true, returning: "id" }));
+  const inserted = await insertRows(tx, "Artifact", ARTIFACT_COLUMNS, [...rows.values()], { ignoreConflicts: true, returning: "id" });
+  const byId = new Map(prepared.flatMap((p) => p.draft.outputs.map((o) => [o.id, o] as const)));
+  noteCreatedArtifacts(tx, inserted.map((id) => byId.get(id)!));
+  const created = new Set(inserted);
+  noteDatasetVersions(tx, created, rows);
   return prepared.map((p) =>
     [...new Set(p.draft.outputs.map((o) => o.id))].filter((id) => {
       if (!created.has(id)) return false;
@@ -153,7 +160,7 @@ export async function stageAppends(tx: DbTx, prepared: readonly PreparedExecutio
   for (const { draft, operation, recordedAt } of prepared) if (draft.pipeline !== null && draft.step !== null) await recordPipelineStep(tx, draft, operation, recordedAt);
   const created = options.artifactsStaged ? prepared.map(() => []) : await stageOutputArtifacts(tx, prepared);
   await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows), { ignoreConflicts: true });
-  const stored = await tx.provenanceEdge.findMany({ where: { runId: { in: prepared.map((p) => p.draft.runId) } }, select: { runId: true, sourceId: true, targetId: true, kind: true, groupId: true } });
+  const stored = await inChunks(prepared.map((p) => p.draft.runId), (chunk) => tx.provenanceEdge.findMany({ where: { runId: { in: chunk } }, select: { runId: true, sourceId: true, targetId: true, kind: true, groupId: true } }));
   const key = (e: { runId: string; sourceId: string; targetId: string; kind: string; groupId: string | null }) => `${e.runId}\u0000${e.sourceId}\u0000${e.targetId}\u0000${e.kind}\u0000${e.groupId}`;
   const known = new Set(stored.map(key));
   const added = prepared.map((p) => p.edges.filter((e) => !known.has(key(e))));
@@ -170,5 +177,31 @@ export async function stageAppends(tx: DbTx, prepared: readonly PreparedExecutio
  * kept unchanged. Returns the ids it created.
  */
 export async function stageSourceArtifacts(tx: DbTx, artifacts: readonly StagedArtifact[], at: Date): Promise<string[]> {
-  return insertRows(tx, "Artifact", ARTIFACT_COLUMNS, artifacts.map((a) => artifactRow(a, at)), { ignoreConflicts: true, returning: "id" });
+  const rows = new Map(artifacts.map((a) => [a.id, artifactRow(a, at)]));
+  const created = await insertRows(tx, "Artifact", ARTIFACT_COLUMNS, [...rows.values()], { ignoreConflicts: true, returning: "id" });
+  const byId = new Map(artifacts.map((a) => [a.id, a]));
+  noteCreatedArtifacts(tx, created.map((id) => byId.get(id)!));
+  noteDatasetVersions(tx, new Set(created), rows);
+  return created;
+}
+
+/** The artifacts a unit created, for the search index (one created before is indexed already). */
+function noteCreatedArtifacts(tx: DbTx, artifacts: readonly StagedArtifact[]): void {
+  noteUnitWrites(tx, {
+    searchable: artifacts.map((a) => ({
+      kind: "ARTIFACT",
+      id: a.id,
+      originalName: a.originalName,
+      artifactType: a.artifactType ?? "",
+      dataset: a.dataset ? { namespace: a.dataset.namespace, name: a.dataset.name } : null,
+    })),
+  });
+}
+
+/** The new artifacts that are versions of a dataset, for the unit's finisher (they take the tags their dataset's columns carry). */
+function noteDatasetVersions(tx: DbTx, created: ReadonlySet<string>, rows: ReadonlyMap<string, unknown[]>): void {
+  const versions: string[] = [];
+  // Column 5 of an artifact row is its dataset's namespace.
+  for (const id of created) if (rows.get(id)?.[5] != null) versions.push(id);
+  if (versions.length > 0) noteUnitWrites(tx, { datasetVersions: versions });
 }

@@ -1,7 +1,11 @@
+import { inChunks } from "../../db/chunked-lists";
 import type { DbTx } from "../../db/client";
 import { directStatementsOf } from "../../db/direct-statements";
 import type { Artifact } from "../../generated/sqlite/client";
 import { type ArtifactRecord, toArtifactRecord } from "../records";
+
+/** Ids per statement: small enough that one statement (and mapping its rows) is a short task. */
+const READ_SLICE = 2_000;
 
 const COLUMNS = ["id", "artifactType", "contentHash", "originalName", "metadata", "datasetNamespace", "datasetName", "datasetVersion", "createdAt"] as const;
 
@@ -13,13 +17,15 @@ const COLUMNS = ["id", "artifactType", "contentHash", "originalName", "metadata"
 export async function storedArtifacts(tx: DbTx, ids: readonly string[]): Promise<ArtifactRecord[]> {
   if (ids.length === 0) return [];
   const direct = directStatementsOf(tx);
-  if (!direct) return (await tx.artifact.findMany({ where: { id: { in: [...ids] } } })).map(toArtifactRecord);
+  if (!direct) return (await inChunks(ids, (chunk) => tx.artifact.findMany({ where: { id: { in: chunk } } }))).map(toArtifactRecord);
   const list = COLUMNS.map((column) => `"${column}"`).join(", ");
   const sql =
     direct.provider === "sqlite"
       ? `SELECT ${list} FROM "Artifact" WHERE id IN (SELECT value FROM json_each(?))`
       : `SELECT ${list} FROM "Artifact" WHERE id IN (SELECT json_array_elements_text($1::json))`;
-  const { rows } = await direct.query(sql, [JSON.stringify(ids)]);
+  // A join's 20,000 inputs in slices of READ_SLICE: each statement (synchronous on SQLite) and its rows' mapping
+  // stay a few ms, and the statements take turns with other requests (statement-turns.ts) rather than one long task.
+  const rows = await inChunks(ids, async (chunk) => (await direct.query(sql, [JSON.stringify(chunk)])).rows, READ_SLICE);
   return rows.map((row) =>
     toArtifactRecord({
       id: row[0],

@@ -22,7 +22,7 @@ export function derivationPort(tx: DbTx, engines: DerivationEngines): Derivation
  * derive from, nothing to run.
  */
 export async function runPropagatePlugins(tx: DbTx, plugins: readonly ProvgraphPlugin[], written: WrittenLineage, engines: DerivationEngines): Promise<void> {
-  if (written.artifactEdges.length + written.columnEdges.length + written.assignedTags.length + written.downgradedTags.length === 0) return;
+  if (written.artifactEdges.length + written.columnEdges.length + written.assignedTags.length + written.downgradedTags.length + written.datasetVersions.length === 0) return;
   const context = { port: prismaReadPort(tx), derive: derivationPort(tx, engines) };
   for (const plugin of plugins) if (plugin.stage === "propagate") await plugin.propagate(written, context);
 }

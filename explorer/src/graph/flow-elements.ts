@@ -1,0 +1,192 @@
+/**
+ * The model as React Flow nodes and edges: artifact, run and column boxes, edges styled by kind (column
+ * DIRECT solid, INDIRECT dashed, each labelled with its subtype; backward edges dashed; a co-input group in
+ * one colour), and the highlights (a path, a column's lineage, what just arrived live).
+ */
+import type { Edge, Node } from "@xyflow/react";
+import { MarkerType } from "@xyflow/react";
+import type { GraphEdgeFieldsFragment } from "../api/generated";
+import type { GraphModel, GraphNode } from "./graph-model";
+import { COLUMN_HEADER, COLUMN_ROW, sizeOf } from "./node-size";
+
+export interface Highlights {
+  selected?: string;
+  /** Nodes and edges of the highlighted paths (or a selected column's lineage). */
+  litNodes?: ReadonlySet<string>;
+  litEdges?: ReadonlySet<string>;
+  /** Arrived live a moment ago. */
+  fresh?: ReadonlySet<string>;
+}
+
+export interface BoxData extends Record<string, unknown> {
+  node: GraphNode;
+  expandedUp: boolean;
+  expandedDown: boolean;
+  columnCount: number;
+  isRoot: boolean;
+  dim: boolean;
+  lit: boolean;
+  fresh: boolean;
+}
+
+/** Columns of each dataset node, in field order as the server sent them. */
+export function columnsByParent(model: GraphModel): Map<string, GraphNode[]> {
+  const byParent = new Map<string, GraphNode[]>();
+  for (const node of model.nodes.values()) {
+    if (node.kind !== "COLUMN" || !node.artifact || !model.nodes.has(node.artifact.id)) continue;
+    (byParent.get(node.artifact.id) ?? byParent.set(node.artifact.id, []).get(node.artifact.id)!).push(node);
+  }
+  return byParent;
+}
+
+/**
+ * React Flow re-measures and re-renders a node or edge whose object changed: one that did not change keeps
+ * the object it had (an expansion of 50 nodes into 2,000 then renders 50 boxes, not 2,050).
+ */
+export class FlowCache<T> {
+  private byId = new Map<string, { key: unknown[]; node: T }>();
+
+  get(id: string, key: unknown[], make: () => T): T {
+    const cached = this.byId.get(id);
+    if (cached && cached.key.length === key.length && cached.key.every((k, i) => k === key[i])) return cached.node;
+    const node = make();
+    this.byId.set(id, { key, node });
+    return node;
+  }
+
+  /** Forgets the boxes no longer drawn. */
+  keep(ids: ReadonlySet<string>): void {
+    for (const id of this.byId.keys()) if (!ids.has(id)) this.byId.delete(id);
+  }
+}
+
+export function flowNodes(model: GraphModel, highlights: Highlights, cache = new FlowCache<Node<BoxData>>()): Node<BoxData>[] {
+  const columns = columnsByParent(model);
+  const roots = new Set(model.roots);
+  const out: Node<BoxData>[] = [];
+  const anyLit = !!highlights.litNodes?.size;
+  const expanded = expandedSides(model);
+  for (const node of model.nodes.values()) {
+    if (node.kind === "COLUMN" && node.artifact && model.nodes.has(node.artifact.id)) continue;
+    const count = columns.get(node.id)?.length ?? 0;
+    const lit = !!highlights.litNodes?.has(node.id);
+    const selected = highlights.selected === node.id;
+    const expandedUp = expanded.has(`${node.id}|UPSTREAM`);
+    const expandedDown = expanded.has(`${node.id}|DOWNSTREAM`);
+    const isRoot = roots.has(node.id);
+    const dim = anyLit && !lit && !(columns.get(node.id) ?? []).some((c) => highlights.litNodes!.has(c.id));
+    const fresh = !!highlights.fresh?.has(node.id);
+    out.push(
+      cache.get(node.id, [node, count, lit, selected, expandedUp, expandedDown, isRoot, dim, fresh], () => {
+        const size = sizeOf(node, count);
+        return {
+          id: node.id,
+          type: node.kind === "RUN" ? "run" : node.kind === "COLUMN" ? "column" : "artifact",
+          position: node.position ?? { x: 0, y: 0 },
+          width: size.width,
+          height: size.height,
+          selected,
+          data: { node, expandedUp, expandedDown, columnCount: count, isRoot, lit, dim, fresh },
+        };
+      }),
+    );
+  }
+  for (const [parentId, list] of columns) {
+    list.forEach((column, i) => {
+      const lit = !!highlights.litNodes?.has(column.id);
+      const selected = highlights.selected === column.id;
+      const dim = anyLit && !lit;
+      out.push(
+        cache.get(column.id, [column, parentId, i, lit, selected, dim], () => ({
+          id: column.id,
+          type: "column",
+          parentId,
+          extent: "parent",
+          draggable: false,
+          position: { x: 8, y: COLUMN_HEADER + i * COLUMN_ROW },
+          width: sizeOf(column).width,
+          height: sizeOf(column).height,
+          selected,
+          data: { node: column, expandedUp: false, expandedDown: false, columnCount: 0, isRoot: false, lit, dim, fresh: false },
+        })),
+      );
+    });
+  }
+  cache.keep(new Set(out.map((n) => n.id)));
+  return out;
+}
+
+/** `${nodeId}|${side}` of every expansion shown, looked up once instead of once per node. */
+function expandedSides(model: GraphModel): Set<string> {
+  return new Set(model.expansions.map((e) => `${e.nodeId}|${e.side}`));
+}
+
+const GROUP_COLOURS = ["#7c3aed", "#0891b2", "#c2410c", "#15803d", "#be185d", "#4338ca"];
+function groupColour(groupId: string): string {
+  let hash = 0;
+  for (let i = 0; i < groupId.length; i++) hash = (hash * 31 + groupId.charCodeAt(i)) | 0;
+  return GROUP_COLOURS[Math.abs(hash) % GROUP_COLOURS.length];
+}
+
+export function flowEdges(model: GraphModel, highlights: Highlights, cache = new FlowCache<Edge>()): Edge[] {
+  const anyLit = !!highlights.litEdges?.size || !!highlights.litNodes?.size;
+  const out: Edge[] = [];
+  for (const edge of model.edges.values()) {
+    if (!model.nodes.has(edge.source) || !model.nodes.has(edge.target)) continue;
+    // A derivation whose run is drawn is already said by the run's used and generated edges.
+    if (edge.kind === "DERIVED" && edge.runId && model.nodes.has(edge.runId)) continue;
+    const lit = !!highlights.litEdges?.has(edge.id) || (!!highlights.litNodes?.has(edge.source) && !!highlights.litNodes?.has(edge.target) && isColumnEdge(edge));
+    const dim = anyLit && !lit;
+    const fresh = !!highlights.fresh?.has(edge.source) || !!highlights.fresh?.has(edge.target);
+    out.push(cache.get(edge.id, [edge, lit, dim, fresh], () => styled(edge, lit, dim, fresh)));
+  }
+  cache.keep(new Set(out.map((e) => e.id)));
+  return out;
+}
+
+const isColumnEdge = (edge: GraphEdgeFieldsFragment) => edge.kind === "COLUMN_DIRECT" || edge.kind === "COLUMN_INDIRECT";
+
+function styled(edge: GraphEdgeFieldsFragment, lit: boolean, dim: boolean, fresh: boolean): Edge {
+  const column = isColumnEdge(edge);
+  let stroke = "#94a3b8";
+  let dash: string | undefined = edge.backward ? "6 4" : undefined;
+  let width = 1.5;
+  let label: string | undefined;
+  if (edge.kind === "COLUMN_DIRECT") {
+    stroke = "#2563eb";
+    label = edge.subtype ?? "DIRECT";
+  } else if (edge.kind === "COLUMN_INDIRECT") {
+    stroke = "#d97706";
+    dash = "5 4";
+    label = edge.subtype ?? "INDIRECT";
+  } else if (edge.kind === "DERIVED") {
+    stroke = "#a78bfa";
+    dash = edge.backward ? "6 4" : "2 3";
+  } else if (edge.groupId && edge.kind === "USED") {
+    // A co-input group: its inputs drawn in one colour, so the joint derivation reads as one.
+    stroke = groupColour(edge.groupId);
+    width = 2.25;
+  }
+  if (edge.masking) label = `${label ?? ""} · masked`;
+  if (lit) {
+    stroke = "#e11d48";
+    width = 3;
+  }
+  if (fresh) stroke = "#16a34a";
+  return {
+    id: edge.id,
+    source: edge.source,
+    target: edge.target,
+    type: column ? "smoothstep" : "default",
+    className: `edge-${edge.kind.toLowerCase()}${lit ? " lit" : ""}${dim ? " dim" : ""}${edge.backward ? " backward" : ""}`,
+    label,
+    labelStyle: column ? { fontSize: 10, fill: stroke, fontWeight: 600 } : undefined,
+    labelBgStyle: column ? { fill: "#ffffff", fillOpacity: 0.9 } : undefined,
+    labelBgPadding: [3, 1],
+    style: { stroke, strokeWidth: width, strokeDasharray: dash, opacity: dim ? 0.18 : 1 },
+    markerEnd: { type: MarkerType.ArrowClosed, color: stroke, width: 14, height: 14 },
+    data: { kind: edge.kind, subtype: edge.subtype, groupId: edge.groupId },
+  };
+}
+
+export { COLUMN_ROW };

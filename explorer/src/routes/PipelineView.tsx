@@ -1,0 +1,128 @@
+import { Background, Controls, type Edge, MarkerType, type Node, ReactFlow } from "@xyflow/react";
+import { useCallback, useMemo } from "react";
+import { MacroGraphDocument, MicroGraphDocument, type PipelineEdgeFieldsFragment, type PipelineNodeFieldsFragment, request } from "../api/client";
+import { Empty } from "../components/Empty";
+import { ErrorNotice } from "../components/ErrorNotice";
+import { Loading } from "../components/Loading";
+import { PipelineNode, type PipelineNodeData } from "../components/PipelineNode";
+import { Stepper } from "../components/Stepper";
+import { useQuery } from "../state/use-query";
+import { hrefOf, navigate, updateParams, useLocation } from "./router";
+
+const NODE_TYPES = { pipeline: PipelineNode };
+const COLUMN_WIDTH = 250;
+const ROW_HEIGHT = 78;
+
+/**
+ * `/pipeline?name=…&view=macro|micro&step=k`: the macro graph (steps and roles) or the micro graph (every
+ * run and artifact), laid out by the server's columns, with a stepper that replays it step by step.
+ */
+export function PipelineView() {
+  const { params } = useLocation();
+  const name = params.get("name") ?? "";
+  const view = params.get("view") === "macro" ? "macro" : "micro";
+  const expandComposites = params.get("composites") === "1";
+  const result = useQuery(name ? `${name}|${view}|${expandComposites}` : undefined, async (signal) => {
+    if (view === "macro") return (await request(MacroGraphDocument, { pipeline: name, expandComposites }, signal)).macroGraph;
+    return (await request(MicroGraphDocument, { pipeline: name, expandComposites }, signal)).microGraph;
+  });
+  const graph = result.data;
+  const steps = graph?.steps ?? [];
+  const stepParam = params.get("step");
+  // The stop index: 0 = the inputs, k = after the k-th step in column order; default the whole pipeline.
+  const index = stepParam === null ? steps.length : Math.max(0, Math.min(steps.length, steps.indexOf(Number(stepParam)) + 1));
+  const upTo = index === 0 ? -Infinity : steps[index - 1];
+  const setIndex = useCallback((i: number) => updateParams({ step: i <= 0 ? "0" : steps[Math.min(i, steps.length) - 1] }, { replace: true }), [steps]);
+
+  const { nodes, edges } = useMemo(() => elementsOf(graph?.nodes ?? [], graph?.edges ?? [], upTo), [graph, upTo]);
+  if (!name) return <Empty title="No pipeline chosen">Search for a pipeline by name.</Empty>;
+  return (
+    <div className="graph-view">
+      <div className="toolbar">
+        <strong className="toolbar-title">Pipeline {name}</strong>
+        <div className="segmented" role="radiogroup" aria-label="Graph">
+          {(["macro", "micro"] as const).map((v) => (
+            <button key={v} role="radio" aria-checked={view === v} className={view === v ? "on" : ""} onClick={() => updateParams({ view: v === "micro" ? null : v, step: null })}>
+              {v === "macro" ? "Steps (macro)" : "Runs (micro)"}
+            </button>
+          ))}
+        </div>
+        <label className="control check">
+          <input type="checkbox" checked={expandComposites} onChange={(e) => updateParams({ composites: e.target.checked })} /> Expand composites
+        </label>
+        {graph && <Stepper steps={steps} index={index} onChange={setIndex} />}
+      </div>
+      {result.error && <ErrorNotice error={result.error} onRetry={result.reload} />}
+      <div className="graph-body">
+        {!graph ? (
+          !result.error && <Loading what={`pipeline ${name}`} />
+        ) : nodes.length === 0 ? (
+          <Empty title="Nothing at this step" />
+        ) : (
+          <div className="canvas" data-testid="pipeline-canvas" data-node-count={nodes.length}>
+            <ReactFlow
+              nodes={nodes}
+              edges={edges}
+              nodeTypes={NODE_TYPES}
+              fitView
+              fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
+              nodesDraggable={false}
+              nodesConnectable={false}
+              proOptions={{ hideAttribution: true }}
+              onNodeClick={(_, node) => {
+                const id = (node.data as PipelineNodeData & { target?: string }).target;
+                if (id) navigate(hrefOf("/graph", { root: id }));
+              }}
+            >
+              <Background gap={24} color="#e2e8f0" />
+              <Controls showInteractive={false} />
+            </ReactFlow>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function elementsOf(all: readonly PipelineNodeFieldsFragment[], allEdges: readonly PipelineEdgeFieldsFragment[], upTo: number): { nodes: Node[]; edges: Edge[] } {
+  const shown = all.filter((n) => n.step == null || n.step <= upTo);
+  const keys = new Set(shown.map((n) => n.key));
+  const nodes: Node[] = shown.map((n) => {
+    const execution = n.kind === "EXECUTION";
+    const target = "artifact" in n && n.artifact ? n.artifact.id : "execution" in n && n.execution ? n.execution.runId : undefined;
+    const sub = "operation" in n && n.operation ? `${n.operation.name} ${n.operation.version}` : "artifactType" in n ? n.artifactType : "artifact" in n ? n.artifact?.artifactType : undefined;
+    return {
+      id: n.key,
+      type: "pipeline",
+      position: { x: n.column * COLUMN_WIDTH, y: n.order * ROW_HEIGHT },
+      width: execution ? 180 : 210,
+      height: execution ? 44 : 56,
+      data: {
+        label: n.label,
+        sub: n.step != null ? `${sub ?? ""}${sub ? " · " : ""}step ${n.step}` : sub ?? "pipeline input",
+        execution,
+        status: "execution" in n ? n.execution?.status.toLowerCase() : undefined,
+        appearing: n.step != null && n.step === upTo,
+        pipelineInput: "pipelineInput" in n && !!n.pipelineInput,
+        target,
+      } satisfies PipelineNodeData & { target?: string },
+    };
+  });
+  const edges: Edge[] = allEdges
+    .filter((e) => e.step <= upTo && keys.has(e.from) && keys.has(e.to))
+    .map((e, i) => {
+      const derived = e.kind === "WAS_DERIVED_FROM";
+      const stroke = derived ? "#a78bfa" : e.step === upTo ? "#16a34a" : "#94a3b8";
+      return {
+        id: `${e.from}>${e.to}>${e.kind}>${i}`,
+        source: e.from,
+        target: e.to,
+        className: `edge-${e.kind.toLowerCase()}${e.backward ? " backward" : ""}`,
+        style: { stroke, strokeWidth: 1.5, strokeDasharray: e.backward ? "6 4" : derived ? "2 3" : undefined },
+        markerEnd: { type: MarkerType.ArrowClosed, color: stroke, width: 14, height: 14 },
+        label: e.role ?? undefined,
+        labelStyle: { fontSize: 10, fill: "#64748b" },
+      };
+    });
+  return { nodes, edges };
+}

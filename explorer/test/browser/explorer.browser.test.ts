@@ -1,0 +1,200 @@
+import type { Page } from "playwright-core";
+import { type Browser, launchBrowser } from "../support/browser";
+import { type ExplorerServer, startExplorerServer } from "../support/explorer-server";
+import { gql, recordRun, type Seeded, seedStore } from "../support/seed-store";
+
+/**
+ * The Explorer in headless Chromium against a real provgraph process on a seeded store (open mode), as a
+ * user drives it: search, expand, paths, columns, the stepper, time travel and a run arriving live.
+ * Every test leaves a screenshot in test-results/explorer/.
+ */
+describe("the Explorer in a browser (open mode)", () => {
+  let server: ExplorerServer;
+  let browser: Browser;
+  let seeded: Seeded;
+  let page: Page;
+
+  beforeAll(async () => {
+    server = await startExplorerServer();
+    seeded = await seedStore({ url: server.graphqlUrl });
+    browser = await launchBrowser();
+  }, 400_000);
+
+  beforeEach(async () => {
+    page = await browser.newPage();
+  });
+
+  afterEach(async () => {
+    await page?.close();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const open = async (path: string) => {
+    await page.goto(server.origin + path);
+  };
+  const node = (label: string) => page.locator(".react-flow__node", { has: page.locator(".box-title", { hasText: new RegExp(`^${label.replace(/[.]/g, "\\.")}$`) }) });
+
+  test("/ leads to the Explorer; a partial name finds the artifact, grouped by kind, and Enter opens its neighbourhood", async () => {
+    await open("/");
+    expect(new URL(page.url()).pathname).toBe("/explorer/");
+    await page.click("#search-input");
+    await page.keyboard.type("sales_20");
+    const option = page.locator('[role="option"]', { hasText: "sales_2026.csv" });
+    await option.waitFor();
+    expect(await page.locator(".search-group-title").allInnerTexts()).toContain("ARTIFACTS");
+    await browser.screenshot(page, "search-autocomplete");
+    const options = await page.locator('[role="option"] .search-hit-label').allInnerTexts();
+    for (let i = 0; i <= options.indexOf("sales_2026.csv"); i++) await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.searchParams.get("root") === seeded.extract);
+    await node("sales_2026.csv").waitFor();
+    await node("extract").waitFor();
+    expect(await node("sales_2026.csv").locator(".tag").first().innerText()).toBe("PII");
+    await browser.screenshot(page, "neighbourhood");
+  });
+
+  test("a node's +N expands into its hidden neighbours, and collapses back", async () => {
+    await open(`/explorer/graph?root=${seeded.extract}`);
+    const clean = node("sales_2026_clean.csv");
+    await clean.waitFor();
+    const expander = clean.locator('[data-testid="expand-downstream"]');
+    expect(await expander.innerText()).toBe("+1");
+    expect(await node("report").count()).toBe(0);
+    await expander.click();
+    await node("report").waitFor();
+    expect(await expander.innerText()).toBe("−");
+    expect(new URL(page.url()).searchParams.get("open")).toBe(`${seeded.clean}~D`);
+    await browser.screenshot(page, "expanded");
+    await expander.click();
+    await node("report").waitFor({ state: "detached" });
+    expect(await expander.innerText()).toBe("+1");
+  });
+
+  test("zoomed far out the boxes are plain tiles without text, and zoomed back in their names return", async () => {
+    await open(`/explorer/graph?root=${seeded.extract}`);
+    const extract = node("extract");
+    await extract.waitFor();
+    const canvas = page.getByTestId("graph-canvas");
+    const zoom = async (control: "zoomout" | "zoomin", until: (far: boolean) => boolean) => {
+      for (let i = 0; i < 20 && !until(await canvas.evaluate((c) => c.classList.contains("far"))); i++) await page.locator(`.react-flow__controls-${control}`).click();
+    };
+    await zoom("zoomout", (far) => far);
+    expect(await canvas.evaluate((c) => c.classList.contains("far"))).toBe(true);
+    // The box is still drawn (a tile, its colour kept); its text, badges and "+N" are not.
+    expect(await page.locator(".react-flow__node .box").first().isVisible()).toBe(true);
+    expect(await page.locator(".box-title").first().isVisible()).toBe(false);
+    expect(await page.locator('[data-testid^="expand-"]').first().isVisible()).toBe(false);
+    await browser.screenshot(page, "far-out");
+    await zoom("zoomin", (far) => !far);
+    await page.locator(".box-title", { hasText: /^extract$/ }).waitFor({ state: "visible" });
+  });
+
+  test("two chosen nodes light up the derivation path between them", async () => {
+    await open(`/explorer/graph?root=${seeded.extract}&depth=2&dir=DOWNSTREAM`);
+    await node("sales_2026.csv").click();
+    await page.getByRole("button", { name: "Path from here" }).click();
+    await node("sales_2026_clean_report.pdf").click();
+    await page.getByTestId("path-to-here").click();
+    await page.getByTestId("path-status").waitFor();
+    expect(await page.getByTestId("path-status").innerText()).toContain("1 derivation path");
+    await page.waitForFunction(() => document.querySelectorAll(".box.lit").length >= 5);
+    const lit = await page.locator(".box.lit .box-title").allInnerTexts();
+    expect(lit.sort()).toEqual(["clean", "report", "sales_2026.csv", "sales_2026_clean.csv", "sales_2026_clean_report.pdf"].sort());
+    expect(await page.locator(".react-flow__edge.lit").count()).toBe(4);
+    await browser.screenshot(page, "path");
+  });
+
+  test("a dataset's columns open with DIRECT and INDIRECT column edges drawn differently, each with its subtype", async () => {
+    await open(`/explorer/graph?root=${seeded.ordersClean}`);
+    await node("shop/orders_clean").waitFor();
+    await node("shop/orders_clean").getByTestId("show-columns").click();
+    await page.locator('[data-testid="column-node"]').first().waitFor();
+    const direct = page.locator(".react-flow__edge.edge-column_direct");
+    const indirect = page.locator(".react-flow__edge.edge-column_indirect");
+    await direct.first().waitFor();
+    await indirect.first().waitFor();
+    const dash = async (edge: typeof direct) => edge.first().locator("path.react-flow__edge-path").evaluate((p) => getComputedStyle(p).strokeDasharray);
+    expect(await dash(direct)).toBe("none");
+    expect(await dash(indirect)).not.toBe("none");
+    const labels = await page.locator(".react-flow__edge-text").evaluateAll((texts) => texts.map((t) => t.textContent));
+    expect(labels).toEqual(expect.arrayContaining(["IDENTITY", "FILTER", "AGGREGATION", "GROUP_BY"]));
+    // Selecting a column lights its upstream and downstream columns.
+    await page.locator('[data-testid="column-node"]', { hasText: "amount" }).first().click();
+    await page.waitForFunction(() => document.querySelectorAll(".column-row.lit").length >= 3);
+    await browser.screenshot(page, "columns");
+  });
+
+  test("the stepper plays the pipeline step by step", async () => {
+    await open("/explorer/pipeline?name=reporting");
+    await page.getByTestId("pipeline-canvas").waitFor();
+    const count = () => page.getByTestId("pipeline-canvas").getAttribute("data-node-count").then(Number);
+    expect(await count()).toBe(6);
+    await page.getByTestId("step-back").click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="step-label"]')?.textContent?.startsWith("Step 2"));
+    expect(await count()).toBe(4);
+    await page.getByTestId("step-back").click();
+    await page.getByTestId("step-back").click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="step-label"]')?.textContent?.startsWith("Inputs"));
+    // The reporting pipeline reads nothing it did not make: before step 1 there is nothing to draw.
+    await page.getByText("Nothing at this step").waitFor();
+    await page.getByTestId("step-next").click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="step-label"]')?.textContent?.startsWith("Step 1"));
+    expect(await count()).toBe(2);
+    expect(new URL(page.url()).searchParams.get("step")).toBe("1");
+    // The buttons' glyphs come from the font the page serves (no empty boxes where the machine's fonts lack them).
+    const symbolFaces = await page.evaluate(async () => {
+      await document.fonts.ready;
+      return [...document.fonts].filter((f) => f.family.replace(/"/g, "") === "Explorer Symbols" && f.status === "loaded").length;
+    });
+    expect(symbolFaces).toBe(1);
+    expect(await page.evaluate(() => document.fonts.check('14px "Explorer Symbols"', "«◀▷▶»"))).toBe(true);
+    await browser.screenshot(page, "stepper");
+  });
+
+  test("moving the as-of control back redraws the graph without the run recorded later", async () => {
+    await open(`/explorer/graph?root=${seeded.report}`);
+    await node("publish").waitFor();
+    await page.getByTestId("asof-back").click();
+    await page.waitForURL((url) => url.searchParams.has("asOf"));
+    await node("report").waitFor();
+    await node("publish").waitFor({ state: "detached" });
+    const asOf = Date.parse(new URL(page.url()).searchParams.get("asOf")!);
+    expect(asOf).toBeLessThan(Date.parse((await gql({ url: server.graphqlUrl }, `{ execution(runId: "${seeded.publishRunId}") { recordedAt } }`)).execution.recordedAt));
+    await browser.screenshot(page, "as-of");
+    await page.getByTestId("asof-now").click();
+    await node("publish").waitFor();
+  });
+
+  test("a run another client records while the page is open appears in the graph and in the feed", async () => {
+    await open(`/explorer/graph?root=${seeded.clean}`);
+    await node("sales_2026_clean.csv").waitFor();
+    await page.waitForSelector(".live-dot.live");
+    const recorded = await recordRun({ url: server.graphqlUrl }, "profile", { data: [seeded.clean] }, { profile: [{ name: "sales_2026_clean_profile.json" }] });
+    await node("sales_2026_clean_profile.json").waitFor();
+    await page.getByRole("button", { name: /Live runs/ }).click();
+    await page.locator(".feed-item", { hasText: "profile" }).first().waitFor();
+    expect(await page.locator(`.react-flow__node[data-id="${recorded.runId}"] .box.fresh, .react-flow__node[data-id="${recorded.outputs[0]}"] .box.fresh`).count()).toBeGreaterThan(0);
+    await browser.screenshot(page, "live");
+  });
+
+  test("details: the producing run with its four replay pins, the evidence verdict, dataset versions", async () => {
+    await open(`/explorer/graph?root=${seeded.report}&sel=${seeded.report}`);
+    await page.getByTestId("details-panel").waitFor();
+    await page.getByTestId("replay-pins").waitFor();
+    expect(await page.getByTestId("replay-pins").locator("tr.missing").allInnerTexts()).toEqual([expect.stringContaining("Image digest")]);
+    await page.getByTestId("check-evidence").click();
+    await page.getByTestId("evidence-verdict").waitFor();
+    expect(await page.getByTestId("evidence-verdict").innerText()).toContain("Not provable");
+    expect(await page.getByTestId("evidence-verdict").innerText()).toContain("names no image digest");
+    await browser.screenshot(page, "details");
+  });
+
+  test("no request left loopback and the page raised no error (CSP refusals included)", () => {
+    expect(browser.blocked).toEqual([]);
+    expect(browser.errors).toEqual([]);
+  });
+});

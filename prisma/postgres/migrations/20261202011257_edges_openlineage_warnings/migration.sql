@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "OpenLineageEvent" ADD COLUMN     "warnings" TEXT;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "PurposeAccess" ADD COLUMN "columns" TEXT;

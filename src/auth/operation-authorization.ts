@@ -1,0 +1,153 @@
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  getArgumentValues,
+  getOperationAST,
+  getVariableValues,
+  GraphQLError,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
+import { collectFields } from "graphql/execution/collectFields";
+import type { Plugin } from "graphql-yoga";
+import { presentError } from "../schema/error-presentation";
+import type { AuthContext } from "./context";
+import { ScopeRequiredError } from "./errors";
+import { holds, type Principal } from "./principal";
+import { auditRefusal } from "./pothos/audit-plugin";
+import { rootFieldScopes } from "./pothos/root-scopes-plugin";
+import type { Scope } from "./scopes";
+
+/** A root field of an operation the principal may not run: where it is, and the scopes any one of which it needs. */
+export interface RefusedRootField {
+  responseKey: string;
+  field: string;
+  scopes: readonly Scope[];
+  nodes: readonly FieldNode[];
+}
+
+/**
+ * The root fields of the operation that `principal` lacks the scope for, as the executor would
+ * run them: fragments spread, inline fragments, aliases (each response key once), and @skip /
+ * @include decided with the request's variables. Variables that do not fit (the executor would
+ * refuse the request before any resolver) decide nothing: every field counts, skipped or not.
+ * A root field that names no scopes needs admin (fail closed).
+ */
+export function refusedRootFields(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: unknown, principal: Principal): RefusedRootField[] {
+  const operation = getOperationAST(document, operationName);
+  const rootType = operation ? schema.getRootType(operation.operation) : undefined;
+  if (!operation || !rootType) return []; // the executor refuses it before anything runs
+  const refused: RefusedRootField[] = [];
+  for (const [responseKey, nodes] of rootFieldsOf(schema, document, operation, rootType, variables)) {
+    const name = nodes[0].name.value;
+    if (name.startsWith("__")) continue;
+    const field = rootType.getFields()[name];
+    if (!field) continue; // validation refused it already
+    const scopes = rootFieldScopes(field) ?? ["admin"];
+    if (!scopes.some((scope) => holds(principal, scope))) refused.push({ responseKey, field: name, scopes, nodes });
+  }
+  return refused;
+}
+
+function rootFieldsOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, rootType: GraphQLObjectType, variables: unknown): Map<string, readonly FieldNode[]> {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+  // Only the variables @skip and @include read at the root are coerced: the rest (100,000 ids, a
+  // recording's outputs) the executor coerces once, and nothing here depends on them.
+  const read = new Set<string>();
+  directiveVariables(operation.selectionSet, fragments, new Set(), read);
+  const definitions = (operation.variableDefinitions ?? []).filter((definition) => read.has(definition.variable.name.value));
+  const coerced = getVariableValues(schema, definitions, (variables ?? {}) as Record<string, unknown>, { maxErrors: 1 });
+  if (!coerced.errors) {
+    try {
+      return collectFields(schema, fragments, coerced.coerced, rootType, operation.selectionSet);
+    } catch {
+      // A directive argument that cannot be read: the executor refuses the field; count it.
+    }
+  }
+  const every = new Map<string, FieldNode[]>();
+  collectEveryField(operation.selectionSet, fragments, new Set(), every);
+  return every;
+}
+
+/** The variables the @skip / @include directives of the root selections (and their fragments) read. */
+function directiveVariables(selectionSet: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, spread: Set<string>, into: Set<string>): void {
+  for (const selection of selectionSet.selections) {
+    for (const directive of selection.directives ?? []) {
+      for (const argument of directive.arguments ?? []) if (argument.value.kind === Kind.VARIABLE) into.add(argument.value.name.value);
+    }
+    if (selection.kind === Kind.INLINE_FRAGMENT) directiveVariables(selection.selectionSet, fragments, spread, into);
+    else if (selection.kind === Kind.FRAGMENT_SPREAD && !spread.has(selection.name.value) && fragments[selection.name.value]) {
+      spread.add(selection.name.value);
+      directiveVariables(fragments[selection.name.value].selectionSet, fragments, spread, into);
+    }
+  }
+}
+
+/** Every field selected at the root, skipped or not (each fragment spread once). */
+function collectEveryField(selectionSet: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, spread: Set<string>, into: Map<string, FieldNode[]>): void {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      const key = selection.alias?.value ?? selection.name.value;
+      into.set(key, [...(into.get(key) ?? []), selection]);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      collectEveryField(selection.selectionSet, fragments, spread, into);
+    } else if (!spread.has(selection.name.value) && fragments[selection.name.value]) {
+      spread.add(selection.name.value);
+      collectEveryField(fragments[selection.name.value].selectionSet, fragments, spread, into);
+    }
+  }
+}
+
+/**
+ * Authorization before execution, for HTTP, SSE and graphql-ws alike (they share Yoga's envelope):
+ * every root field of the operation is checked against the principal's scopes before the first
+ * resolver runs, and a field it lacks the scope for anywhere in the operation means nothing runs.
+ * The answer is one FORBIDDEN per refused field (naming the field and the scope, at its response
+ * key) with `data: null`, HTTP 403 with the insufficient_scope challenge; each refused mutation
+ * field leaves its audit entry (outcome FORBIDDEN), the fields that were not refused leave none.
+ */
+export function useOperationAuthorization(): Plugin {
+  const refusal = async (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: unknown; contextValue: unknown }) => {
+    const context = args.contextValue as AuthContext;
+    if (!context?.principal) return undefined; // the context factory refuses a request without one
+    const refused = refusedRootFields(args.schema, args.document, args.operationName, args.variableValues, context.principal);
+    if (refused.length === 0) return undefined;
+    const operation = getOperationAST(args.document, args.operationName)!;
+    if (operation.operation === "mutation") {
+      const mutationType = args.schema.getMutationType()!;
+      for (const field of refused) await auditRefusal(context, field.field, argumentsOf(mutationType, field, args.variableValues), "FORBIDDEN");
+    }
+    return { data: null, errors: refused.map((field) => forbidden(field, context.principal)) };
+  };
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const result = await refusal(args);
+      if (result) setResultAndStopExecution(result);
+    },
+    async onSubscribe({ args, setResultAndStopExecution }) {
+      const result = await refusal(args);
+      if (result) setResultAndStopExecution(result);
+    },
+  };
+}
+
+function forbidden(refused: RefusedRootField, principal: Principal): GraphQLError {
+  const scope = refused.scopes.join(" or ");
+  const held = principal.kind === "token" ? principal.scopes.join(", ") : "every scope";
+  const shown = presentError(new ScopeRequiredError(refused.field, scope, `${refused.field} needs the ${scope} scope; token '${principal.name}' has ${held}`));
+  return new GraphQLError(shown.message, { nodes: refused.nodes, path: [refused.responseKey], extensions: shown.extensions });
+}
+
+/** A refused mutation field's arguments, for its audit entry's targets (none when they do not coerce). */
+function argumentsOf(type: GraphQLObjectType, refused: RefusedRootField, variables: unknown): Record<string, unknown> {
+  try {
+    return getArgumentValues(type.getFields()[refused.field], refused.nodes[0], (variables ?? {}) as Record<string, unknown>);
+  } catch {
+    return {};
+  }
+}

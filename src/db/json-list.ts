@@ -1,0 +1,24 @@
+import type { DatabaseProvider } from "./database-url";
+
+/**
+ * A list of any length bound as ONE statement parameter (its JSON text) and read back as rows, so a
+ * statement built from it has no list in its text: no bound-value limit, no expression depth, one
+ * statement however long the list (src/db/chunked-lists.ts cuts lists that are written out instead).
+ *
+ *   `… WHERE x IN (${jsonListSelect(provider, bind(JSON.stringify(ids)))})`
+ *   `… FROM ${jsonListRows(provider, bind(JSON.stringify(pairs)))} j JOIN t ON t.a = ${jsonItem(provider, "j", 0)}`
+ */
+export function jsonListRows(provider: DatabaseProvider, placeholder: string): string {
+  return provider === "sqlite" ? `json_each(${placeholder})` : `json_array_elements(CAST(${placeholder} AS json))`;
+}
+
+/** An item of a row of jsonListRows aliased `alias`, as text (or an integer): the whole item, or the `index`-th of an array item. */
+export function jsonItem(provider: DatabaseProvider, alias: string, index?: number, type: "text" | "bigint" = "text"): string {
+  const text = provider === "sqlite" ? (index === undefined ? `${alias}.value` : `json_extract(${alias}.value, '$[${index}]')`) : index === undefined ? `(${alias}.value #>> '{}')` : `(${alias}.value ->> ${index})`;
+  return type === "bigint" && provider !== "sqlite" ? `CAST(${text} AS BIGINT)` : text;
+}
+
+/** The list's items as a sub-select for `IN (…)`. */
+export function jsonListSelect(provider: DatabaseProvider, placeholder: string, type: "text" | "bigint" = "text"): string {
+  return `SELECT ${jsonItem(provider, "j", undefined, type)} FROM ${jsonListRows(provider, placeholder)} j`;
+}

@@ -1,0 +1,380 @@
+import { isIdOfKind } from "../ids";
+import { comparedText, searchedText } from "./search-documents";
+import { containsPattern, ftsPhrase, phraseAtLeast, type QueryPhrases } from "./search-phrases";
+import { DOCUMENT_KINDS, type DocumentKind, idRangeOf } from "./search-kinds";
+import { prefixUpperBound, type SearchRank } from "./search-text";
+import { sqliteFold } from "./search-text-sql";
+import { SEARCHED_LENGTH } from "./search-documents";
+import type { DatabaseProvider } from "../../db/database-url";
+import { Params } from "./sql-runner";
+
+/**
+ * The order of hits (docs: "Search"): by rank, and within a rank by what matched — an id, the label,
+ * the keywords (EXACT and PREFIX only: a second name, compared whole), a guarded text (a column's
+ * description; WORD and SUBSTRING only) — each a lane. A thing is listed once, in the first lane it
+ * matches: each lane leaves out what the lanes before it hold. Within a lane, hits of EXACT and PREFIX
+ * come kind by kind (DOCUMENT_KINDS) in order of their folded text, those of WORD and SUBSTRING kind by
+ * kind, newest first (the index's id order); ids come runs, jobs, artifacts.
+ */
+export type Field = "label" | "keywords" | "guarded";
+export type Lane = { source: "id"; rank: "EXACT" | "PREFIX" } | { source: "entry"; field: Field; rank: SearchRank };
+
+export const LANES: readonly Lane[] = [
+  { source: "id", rank: "EXACT" },
+  { source: "entry", field: "label", rank: "EXACT" },
+  { source: "entry", field: "keywords", rank: "EXACT" },
+  { source: "id", rank: "PREFIX" },
+  { source: "entry", field: "label", rank: "PREFIX" },
+  { source: "entry", field: "keywords", rank: "PREFIX" },
+  { source: "entry", field: "label", rank: "WORD" },
+  { source: "entry", field: "guarded", rank: "WORD" },
+  { source: "entry", field: "label", rank: "SUBSTRING" },
+  { source: "entry", field: "guarded", rank: "SUBSTRING" },
+];
+
+const RANK_ORDER: readonly SearchRank[] = ["EXACT", "PREFIX", "WORD", "SUBSTRING"];
+const atLeast = (rank: SearchRank | null, floor: SearchRank) => rank !== null && RANK_ORDER.indexOf(rank) <= RANK_ORDER.indexOf(floor);
+
+/** Whether a lane can hold anything for this query (its rank is one the query has). */
+export function laneApplies(lane: Lane, phrases: QueryPhrases, ids: IdQuery | null): boolean {
+  if (lane.source === "id") return ids !== null && (lane.rank === "PREFIX" || ids.exact.length > 0);
+  return phrases.ranks.includes(lane.rank);
+}
+
+/**
+ * What the lanes before lane `index` hold, as conditions a later lane's entries must not meet: per
+ * field, matching at the best rank an earlier lane of that field reached (a field's ranks include
+ * the better ones), and the id lanes' ids. What an earlier lane of the guarded field listed it listed
+ * only to a viewer who may read the text, which only the caller can check (`guarded`: that lane's rank).
+ */
+export function exclusionsBefore(index: number, phrases: QueryPhrases): { fields: Partial<Record<Field, SearchRank>>; ids: "EXACT" | "PREFIX" | null; guarded: SearchRank | null } {
+  const fields: Partial<Record<Field, SearchRank>> = {};
+  let ids: "EXACT" | "PREFIX" | null = null;
+  for (const lane of LANES.slice(0, index)) {
+    if (lane.source === "id") {
+      ids = ids === "PREFIX" ? "PREFIX" : lane.rank;
+      continue;
+    }
+    if (!phrases.ranks.includes(lane.rank)) continue;
+    const known = fields[lane.field];
+    if (!known || RANK_ORDER.indexOf(lane.rank) > RANK_ORDER.indexOf(known)) fields[lane.field] = lane.rank;
+  }
+  // In a lane of another field, a guarded text excludes an entry only where the viewer may read it: the caller checks that.
+  const own = LANES[index];
+  const guarded = own.source === "entry" && own.field !== "guarded" ? (fields.guarded ?? null) : null;
+  if (guarded) delete fields.guarded;
+  return { fields, ids, guarded };
+}
+
+/** An entry's texts, as a lane reads them. */
+export interface EntryTexts {
+  key: string;
+  label: string;
+  keywords: string | null;
+  guarded: string | null;
+}
+
+/**
+ * The best rank at which a stored field matches, by the index's own rules: EXACT and PREFIX on the
+ * compared text (labels and keywords), WORD and SUBSTRING on the marked, searched text (labels and
+ * guarded texts) — the JavaScript twin of the SQL conditions, for checking a lane's candidates.
+ */
+export function fieldRank(texts: EntryTexts, field: Field, phrases: QueryPhrases): SearchRank | null {
+  const text = texts[field];
+  if (text === null) return null;
+  if (field !== "guarded") {
+    const compared = comparedText(text);
+    if (compared === phrases.folded) return "EXACT";
+    if (compared.startsWith(phrases.folded)) return "PREFIX";
+  }
+  if (field === "keywords") return null;
+  const marked = searchedText(text);
+  if (phrases.ranks.includes("WORD") && marked.includes(phrases.phrase.WORD)) return "WORD";
+  if (phrases.ranks.includes("SUBSTRING") && marked.includes(phrases.phrase.SUBSTRING)) return "SUBSTRING";
+  return null;
+}
+
+/**
+ * Whether an entry belongs to lane `index` (the viewer's clearance aside): its lane field matches at
+ * exactly the lane's rank, no earlier lane of another field holds it, and no id lane does.
+ */
+export function inLane(texts: EntryTexts, index: number, phrases: QueryPhrases, ids: IdQuery | null): boolean {
+  const lane = LANES[index];
+  if (lane.source !== "entry" || fieldRank(texts, lane.field, phrases) !== lane.rank) return false;
+  const excluded = exclusionsBefore(index, phrases);
+  for (const [field, rank] of Object.entries(excluded.fields) as [Field, SearchRank][]) if (field !== lane.field && atLeast(fieldRank(texts, field, phrases), rank)) return false;
+  return !isIdListed(texts.key, ids, excluded.ids);
+}
+
+/** Whether an entry's key (an artifact's or an operation's id) is one an id lane of at most `rank` listed. */
+function isIdListed(key: string, ids: IdQuery | null, rank: "EXACT" | "PREFIX" | null): boolean {
+  if (!ids || !rank) return false;
+  if (rank === "EXACT") return ids.exact.includes(key) && !key.startsWith("run_");
+  return ids.prefixes.some(({ family, prefix }) => family !== "run" && key.startsWith(prefix));
+}
+
+export { atLeast as rankAtLeast };
+
+/**
+ * A query that may be an id or the start of one: `art_…`, `run_…`, `op_…`, or at least four
+ * characters of a hash or UUID (a run's id is the UUID its producer gave it, after `run_`).
+ */
+export interface IdQuery {
+  /** Whole ids it names (one per family it may be). */
+  exact: string[];
+  /** Families it may start an id of, with the prefix: run_, op_, art_. */
+  prefixes: { family: "run" | "op" | "art"; prefix: string }[];
+}
+
+export function idQueryOf(folded: string): IdQuery | null {
+  const prefixed = /^(art|run|op)_[0-9a-f-]*$/.exec(folded);
+  const families: ("run" | "op" | "art")[] = prefixed ? [prefixed[1] as "run" | "op" | "art"] : /^[0-9a-f][0-9a-f-]{3,}$/.test(folded) ? ["run", "op", "art"] : [];
+  if (families.length === 0) return null;
+  const prefixes = families.filter((family) => family === "run" || !folded.includes("-", prefixed ? 4 : 0)).map((family) => ({ family, prefix: prefixed ? folded : `${family}_${folded}` }));
+  const exact = prefixes.filter(({ family, prefix }) => isIdOfKind(prefix, family === "art" ? "artifact" : family === "op" ? "operation" : "run")).map(({ prefix }) => prefix);
+  return { exact, prefixes };
+}
+
+/** The entry columns a lane reads, in this order (SearchRow). */
+export const ENTRY_SELECT = `e."id", e."kind", e."key", e."label", e."keywords", e."guarded", e."guardArtifactId", e."guardField", e."target", e."namespace", e."detail"`;
+
+/**
+ * SQLite: whether a stored text (an SQL expression) matches the query at `rank` or better, as
+ * fieldRank reads its marked text (the marked text holds the rank's phrase), without building the
+ * marked text (that costs sixty-odd replace() calls a row): the fold of its searched part (its first
+ * SEARCHED_LENGTH characters) is the query (EXACT), starts with it (PREFIX), has it at its start or
+ * after a separator (WORD), or holds it (SUBSTRING) — marks follow every separator in both, so a
+ * phrase of the marked query lies in the marked text exactly where the folded query lies in the
+ * folded text. test/discovery/search-index.test.ts checks it against fieldRank.
+ */
+export function sqliteMatchesAtLeast(text: string, phrases: QueryPhrases, rank: SearchRank, bind: (value: unknown) => string): string {
+  const folded = sqliteFold(`substr(${text}, 1, ${SEARCHED_LENGTH})`);
+  // The best rank at or below `rank` the query has (as phraseAtLeast falls back).
+  const order: SearchRank[] = ["EXACT", "PREFIX", "WORD", "SUBSTRING"];
+  let effective: SearchRank = "EXACT";
+  for (let i = order.indexOf(rank); i >= 0; i--) {
+    if (phrases.ranks.includes(order[i])) {
+      effective = order[i];
+      break;
+    }
+  }
+  const query = phrases.folded;
+  switch (effective) {
+    case "EXACT":
+      return `(${folded} = ${bind(query)})`;
+    case "PREFIX":
+      return `(${folded} >= ${bind(query)} AND ${folded} < ${bind(phrases.upper)})`;
+    case "WORD": {
+      const glob = globLiteral(query);
+      return `(${folded} GLOB ${bind(`${glob}*`)} OR ${folded} GLOB ${bind(`*${GLOB_SEPARATOR}${glob}*`)})`;
+    }
+    case "SUBSTRING":
+      return `(instr(${folded}, ${bind(query)}) > 0)`;
+  }
+}
+
+/** A GLOB class of the separators (./search-text.ts isSeparatorCode, NUL aside: no stored text holds it). */
+const GLOB_SEPARATOR = "[\u0001-/:-@[-`{-\u007f]";
+/** A text as a GLOB pattern matching it literally. */
+const globLiteral = (text: string) => text.replace(/[*?[]/g, (c) => `[${c}]`);
+
+/** SQL conditions on an entry `e` (the entries of ARTIFACT and JOB are keyed by their ids). */
+class Conditions {
+  constructor(
+    readonly provider: DatabaseProvider,
+    readonly params: Params,
+    readonly phrases: QueryPhrases,
+  ) {}
+
+  /** The entry's field matches at `rank` or better, by its folded text (EXACT, PREFIX) or its marked text (PostgreSQL). */
+  atLeast(field: Field, rank: SearchRank): string {
+    if (field !== "guarded" && (rank === "EXACT" || rank === "PREFIX")) {
+      const column = `e."${field}Folded"`;
+      return rank === "EXACT" ? `${column} = ${this.params.bind(this.phrases.folded)}` : `(${column} >= ${this.params.bind(this.phrases.folded)} AND ${column} < ${this.params.bind(this.phrases.upper)})`;
+    }
+    if (this.provider === "sqlite") return sqliteMatchesAtLeast(`e."${field}"`, this.phrases, rank, (value) => this.params.bind(value));
+    return `e."${field}Marked" LIKE ${this.params.bind(containsPattern(phraseAtLeast(this.phrases, rank)))}`;
+  }
+
+  /** The entry is none an id lane of at most `rank` listed. */
+  notAnId(ids: IdQuery | null, rank: "EXACT" | "PREFIX" | null): string {
+    if (!ids || !rank) return "";
+    const keyed = ids.prefixes.filter((p) => p.family !== "run");
+    if (keyed.length === 0) return "";
+    const matches =
+      rank === "EXACT"
+        ? ids.exact.filter((id) => !id.startsWith("run_")).map((id) => `e."key" = ${this.params.bind(id)}`)
+        : keyed.map(({ prefix }) => `(e."key" >= ${this.params.bind(prefix)} AND e."key" < ${this.params.bind(prefixUpperBound(prefix))})`);
+    return matches.length === 0 ? "" : ` AND NOT (e."kind" IN ('ARTIFACT', 'JOB') AND (${matches.join(" OR ")}))`;
+  }
+}
+
+/**
+ * An EXACT or PREFIX lane of label or keywords: per kind, the entries in order of the folded text
+ * (one index range each), `limit` at most per kind; after `after` (an entry id) in its kind.
+ */
+export function comparedLaneSql(
+  provider: DatabaseProvider,
+  phrases: QueryPhrases,
+  index: number,
+  kinds: readonly DocumentKind[],
+  after: number | null,
+  limit: number,
+  ids: IdQuery | null,
+): { sql: string; params: unknown[] } {
+  const lane = LANES[index] as { field: "label" | "keywords"; rank: "EXACT" | "PREFIX" };
+  const params = new Params(provider);
+  const c = new Conditions(provider, params, phrases);
+  const excluded = exclusionsBefore(index, phrases);
+  const column = `e."${lane.field}Folded"`;
+  const branches = kinds.map((kind, branch) => {
+    let where = `e."kind" = ${params.bind(kind)} AND ${c.atLeast(lane.field, lane.rank)}`;
+    if (lane.rank === "PREFIX") where += ` AND ${column} <> ${params.bind(phrases.folded)}`;
+    for (const [field, rank] of Object.entries(excluded.fields) as [Field, SearchRank][]) where += ` AND NOT coalesce(${c.atLeast(field, rank)}, FALSE)`;
+    where += c.notAnId(ids, excluded.ids);
+    if (after !== null && branch === 0) where += ` AND (${column}, e."id") > (SELECT s."${lane.field}Folded", s."id" FROM "SearchEntry" s WHERE s."id" = ${params.bind(after)})`;
+    return `SELECT * FROM (SELECT ${branch} AS "branch", ${ENTRY_SELECT}, ${column} AS "sortKey" FROM "SearchEntry" e WHERE ${where} ORDER BY ${column}, e."id" LIMIT ${params.bind(limit)}) b${branch}`;
+  });
+  return { sql: `SELECT * FROM (${branches.join(" UNION ALL ")}) u ORDER BY "branch", "sortKey", "id"`, params: params.values };
+}
+
+/**
+ * A WORD or SUBSTRING lane: the entries of a run of consecutive kinds (one id range), newest first,
+ * after `after` (an entry id: newer ones have lower ids), `limit` at most. SQLite finds candidates in its FTS5 table (texts
+ * holding the phrase's rarest trigrams) and keeps those in the lane on their folded texts
+ * (sqliteMatchesAtLeast); PostgreSQL finds candidates by its word index (WORD) or its trigram index
+ * (SUBSTRING) and keeps those in the lane with LIKE on the marked texts. Only the lane's entries
+ * leave the database (inLane is the same rule in JavaScript).
+ */
+export function searchedLaneSql(
+  provider: DatabaseProvider,
+  phrases: QueryPhrases,
+  index: number,
+  range: { low: number; high: number },
+  after: number | null,
+  limit: number,
+  ids: IdQuery | null,
+  /** SQLite: the FTS5 query for the candidates (candidateQuery). */
+  lookup?: string,
+): { sql: string; params: unknown[] } {
+  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" };
+  const params = new Params(provider);
+  const low = after === null ? range.low : Math.max(range.low, after + 1);
+  const c = new Conditions(provider, params, phrases);
+  const excluded = exclusionsBefore(index, phrases);
+  // The lane's own entries, exactly: its field at its rank, nothing an earlier lane holds (the viewer's clearance aside).
+  const inLaneSql = () => {
+    let where = c.atLeast(lane.field, lane.rank);
+    for (const [field, rank] of Object.entries(excluded.fields) as [Field, SearchRank][]) where += ` AND NOT coalesce(${c.atLeast(field, rank)}, FALSE)`;
+    return where + c.notAnId(ids, excluded.ids);
+  };
+  if (provider === "sqlite") {
+    // FTS5 yields the candidates in rowid order; each is checked as it comes, so the statement stops at `limit` entries of the lane.
+    const table = searchedTable(lane.field);
+    const where = `"${table}" MATCH ${params.bind(lookup)} AND t.rowid >= ${params.bind(low)} AND t.rowid < ${params.bind(range.high)} AND ${inLaneSql()}`;
+    return { sql: `SELECT ${ENTRY_SELECT} FROM "${table}" t JOIN "SearchEntry" e ON e."id" = t.rowid WHERE ${where} ORDER BY t.rowid LIMIT ${params.bind(limit)}`, params: params.values };
+  }
+  const candidates =
+    lane.rank === "WORD"
+      ? `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(phrases.lexemes(lane.field === "label" ? "A" : "C"))}::tsquery`
+      : `e."${lane.field}Marked" LIKE ${params.bind(containsPattern(phrases.phrase.SUBSTRING))}`;
+  const where = `e."id" >= ${params.bind(low)} AND e."id" < ${params.bind(range.high)} AND ${candidates} AND ${inLaneSql()}`;
+  return { sql: `SELECT ${ENTRY_SELECT} FROM "SearchEntry" e WHERE ${where} ORDER BY e."id" LIMIT ${params.bind(limit)}`, params: params.values };
+}
+
+/** The most trigrams of a phrase whose frequency is probed (spread over the phrase). */
+const MAX_PROBED_TRIGRAMS = 12;
+/** Matches a probe reads of a trigram, newest first: enough to tell rare from common. */
+export const PROBE_CAP = 256;
+/** The trigrams a candidate lookup asks for: the rarest few (each candidate is checked anyway). */
+const LOOKED_UP_TRIGRAMS = 3;
+
+/** The distinct trigrams of a phrase (at most MAX_PROBED_TRIGRAMS, spread over it). */
+export function trigramsOf(phrase: string): string[] {
+  const points = [...phrase];
+  const trigrams = [...new Set(points.slice(0, Math.max(0, points.length - 2)).map((_, i) => points.slice(i, i + 3).join("")))];
+  if (trigrams.length <= MAX_PROBED_TRIGRAMS) return trigrams;
+  return [...new Set(Array.from({ length: MAX_PROBED_TRIGRAMS }, (_, i) => trigrams[Math.round((i * (trigrams.length - 1)) / (MAX_PROBED_TRIGRAMS - 1))]))];
+}
+
+/**
+ * SQLite: for each trigram, its first texts in id order up to PROBE_CAP — how many, and how far into
+ * the index the last of them lies (one statement). FTS5 walks a conjunction of common trigrams slowly
+ * (each seek into a long doclist costs), so a lookup asks for the rarest few: those with fewest texts,
+ * then those whose PROBE_CAP-th text lies furthest (the sparsest).
+ */
+export function trigramProbeSql(table: string, trigrams: readonly string[]): { sql: string; params: unknown[] } {
+  const sql = trigrams
+    .map((_, i) => `SELECT ${i} AS "i", count(*) AS "n", max(m.rowid) AS "reach" FROM (SELECT rowid FROM "${table}" WHERE "${table}" MATCH ? ORDER BY rowid LIMIT ${PROBE_CAP}) m`)
+    .join(" UNION ALL ");
+  return { sql, params: trigrams.map(ftsPhrase) };
+}
+
+/** The FTS5 query for the candidates: the rarest trigrams by their probes (null: one of them is in no text). */
+export function candidateQuery(trigrams: readonly string[], probes: readonly { n: number; reach: number }[]): string | null {
+  if (probes.some(({ n }) => n === 0)) return null;
+  const rarest = trigrams
+    .map((trigram, i) => ({ trigram, ...probes[i] }))
+    .sort((a, b) => a.n - b.n || b.reach - a.reach)
+    .slice(0, LOOKED_UP_TRIGRAMS);
+  return rarest.map(({ trigram }) => ftsPhrase(trigram)).join(" AND ");
+}
+
+/** The asked kinds the index holds entries for, cut into runs of consecutive id ranges (in DOCUMENT_KINDS order: ascending ids). */
+export function kindRuns(kinds: readonly DocumentKind[]): { kinds: DocumentKind[]; low: number; high: number }[] {
+  const runs: { kinds: DocumentKind[]; low: number; high: number }[] = [];
+  let previous = -2;
+  for (const kind of DOCUMENT_KINDS) {
+    if (!kinds.includes(kind)) continue;
+    const position = DOCUMENT_KINDS.indexOf(kind);
+    const range = idRangeOf(kind);
+    const last = runs[runs.length - 1];
+    if (last && position === previous + 1) {
+      last.kinds.push(kind);
+      last.high = range.high;
+    } else runs.push({ kinds: [kind], low: range.low, high: range.high });
+    previous = position;
+  }
+  return runs;
+}
+
+/** The id families, in the order an id lane lists them, and what each reads. */
+export const ID_FAMILIES = ["run", "op", "art"] as const;
+export type IdFamily = (typeof ID_FAMILIES)[number];
+
+/**
+ * An id lane's statement for one family: the ids equal to (EXACT) or starting with (PREFIX) the
+ * query, after `after`, in id order. A PREFIX lane leaves out the EXACT lane's id and the things an
+ * EXACT lane of label or keywords listed.
+ */
+export function idLaneSql(provider: DatabaseProvider, phrases: QueryPhrases, rank: "EXACT" | "PREFIX", family: IdFamily, ids: IdQuery, after: string | null, limit: number): { sql: string; params: unknown[] } | null {
+  const entry = ids.prefixes.find((p) => p.family === family);
+  if (!entry) return null;
+  const exact = ids.exact.find((id) => id.startsWith(`${family}_`)) ?? null;
+  if (rank === "EXACT" && exact === null) return null;
+  const params = new Params(provider);
+  const column = family === "run" ? `x."runId"` : family === "op" ? `e."key"` : `a."id"`;
+  let where = rank === "EXACT" ? `${column} = ${params.bind(exact)}` : `${column} >= ${params.bind(entry.prefix)} AND ${column} < ${params.bind(prefixUpperBound(entry.prefix))}`;
+  if (rank === "PREFIX" && exact !== null) where += ` AND ${column} <> ${params.bind(exact)}`;
+  if (after !== null) where += ` AND ${column} > ${params.bind(after)}`;
+  // Listed already by an EXACT lane of label or keywords.
+  const listedByName = (alias: string) => `(${alias}."labelFolded" = ${params.bind(phrases.folded)} OR coalesce(${alias}."keywordsFolded", '') = ${params.bind(phrases.folded)})`;
+  if (family === "run") {
+    return {
+      sql: `SELECT x."runId", x."status", x."recordedAt", o."name" FROM "Execution" x JOIN "Operation" o ON o."id" = x."operationId" WHERE ${where} ORDER BY x."runId" LIMIT ${params.bind(limit)}`,
+      params: params.values,
+    };
+  }
+  if (family === "op") {
+    if (rank === "PREFIX") where += ` AND NOT ${listedByName("e")}`;
+    return { sql: `SELECT ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = 'JOB' AND ${where} ORDER BY e."key" LIMIT ${params.bind(limit)}`, params: params.values };
+  }
+  if (rank === "PREFIX") where += ` AND NOT EXISTS (SELECT 1 FROM "SearchEntry" s WHERE s."kind" = 'ARTIFACT' AND s."key" = a."id" AND ${listedByName("s")})`;
+  return {
+    sql: `SELECT a."id", a."originalName", a."artifactType", a."datasetNamespace", a."datasetName" FROM "Artifact" a WHERE ${where} ORDER BY a."id" LIMIT ${params.bind(limit)}`,
+    params: params.values,
+  };
+}
+
+/** SQLite: the FTS5 table of a searched field. */
+export const searchedTable = (field: "label" | "guarded") => (field === "label" ? "SearchLabelText" : "SearchGuardedText");

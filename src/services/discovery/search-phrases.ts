@@ -1,0 +1,56 @@
+import { comparedText } from "./search-documents";
+import { END_MARK, foldText, isSeparatorCode, markSeparators, matchesSubstrings, matchesWords, prefixUpperBound, type SearchRank, START_MARK, WORD_MARK } from "./search-text";
+
+/**
+ * What a query is looked up by, once per request: its fold, and per rank the phrase a marked text
+ * (./search-text.ts) contains exactly when the text matches at that rank or a better one.
+ *   EXACT     start, word mark, the marked query, end
+ *   PREFIX    start, word mark, the marked query
+ *   WORD      word mark, the marked query (a query starting with a separator has no WORD rank)
+ *   SUBSTRING the marked query
+ * Marking the query the same way keeps its separators followed by a word mark, as they are in the text.
+ */
+export interface QueryPhrases {
+  folded: string;
+  /** Ranks this query can match at (EXACT and PREFIX always; WORD and SUBSTRING by its length and first character). */
+  ranks: readonly SearchRank[];
+  phrase: Record<SearchRank, string>;
+  /** The bounds of a PREFIX match on a folded text: [folded, upper). */
+  upper: string;
+  /** PostgreSQL's word index query for a field's weight (A label, B keywords, C guarded); null without a WORD rank. */
+  lexemes(weight: "A" | "B" | "C"): string | null;
+}
+
+export function queryPhrases(query: string): QueryPhrases {
+  const folded = comparedText(query);
+  const marked = markSeparators(foldText(query));
+  const ranks: SearchRank[] = ["EXACT", "PREFIX"];
+  if (matchesWords(folded)) ranks.push("WORD");
+  if (matchesSubstrings(folded)) ranks.push("SUBSTRING");
+  const words = folded.split(/[\u0000-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]+/).filter((word) => word.length > 0);
+  // Every word but the last is whole (a separator follows it); the last is whole only when the query ends with a separator.
+  const lastWhole = folded.length > 0 && isSeparatorCode(folded.charCodeAt(folded.length - 1));
+  return {
+    folded,
+    ranks,
+    phrase: { EXACT: START_MARK + WORD_MARK + marked + END_MARK, PREFIX: START_MARK + WORD_MARK + marked, WORD: WORD_MARK + marked, SUBSTRING: marked },
+    upper: prefixUpperBound(folded),
+    lexemes: (weight) =>
+      ranks.includes("WORD") && words.length > 0
+        ? words.map((word, i) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${i === words.length - 1 && !lastWhole ? ":*" : ":"}${weight}`).join(" & ")
+        : null,
+  };
+}
+
+/** The phrase for "matches at `rank` or better", falling back to the best rank below it the query has. */
+export function phraseAtLeast(phrases: QueryPhrases, rank: SearchRank): string {
+  const order: SearchRank[] = ["EXACT", "PREFIX", "WORD", "SUBSTRING"];
+  for (let i = order.indexOf(rank); i >= 0; i--) if (phrases.ranks.includes(order[i])) return phrases.phrase[order[i]];
+  return phrases.phrase.EXACT;
+}
+
+/** An FTS5 string: the phrase in double quotes, its own doubled. */
+export const ftsPhrase = (phrase: string) => `"${phrase.replace(/"/g, '""')}"`;
+
+/** A LIKE pattern (PostgreSQL, backslash escapes) for texts containing `phrase`. */
+export const containsPattern = (phrase: string) => `%${phrase.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -1,0 +1,115 @@
+/**
+ * The matching rules of search (docs: "Search"), on text as the index keeps it. Case is ignored for
+ * A–Z only: the same fold runs in JavaScript (the recording path, the query) and in SQL (the migration
+ * that indexes an existing store, ./search-sql-text.ts), and ASCII is what SQLite's lower() folds, so
+ * the two agree on every string. A word starts at the beginning of a text and after every separator:
+ * an ASCII character that is not a letter or a digit (space, `_`, `.`, `/`, `-`, `:` …); every other
+ * character, non-ASCII letters included, belongs to a word.
+ *
+ * A query matches a text at one of four ranks, best first: EXACT (the whole text), PREFIX (its
+ * start), WORD (the start of one of its words; only for a query that starts with a word character)
+ * and SUBSTRING (anywhere; only for a query of three characters or more, what a trigram index can
+ * serve). Each rank's texts include the next better rank's.
+ */
+export const SEARCH_RANKS = ["EXACT", "PREFIX", "WORD", "SUBSTRING"] as const;
+export type SearchRank = (typeof SEARCH_RANKS)[number];
+
+/**
+ * Marks in indexed text: the start of a word, the start and the end of the text. A trigram index
+ * then answers every rank with one phrase (./search-phrases.ts). Folding turns these characters,
+ * should a text hold them, into spaces.
+ */
+export const WORD_MARK = "\u0001";
+export const START_MARK = "\u0002";
+export const END_MARK = "\u0003";
+
+/** Queries shorter than this match no substring (a trigram index has nothing to look up). */
+export const MIN_SUBSTRING_LENGTH = 3;
+/** Queries shorter than this match no word start (with its mark, the phrase would still be under three characters). */
+export const MIN_WORD_LENGTH = 2;
+
+export function isSeparatorCode(code: number): boolean {
+  return code < 0x30 || (code > 0x39 && code < 0x41) || (code > 0x5a && code < 0x61) || (code > 0x7a && code < 0x80);
+}
+
+/** A–Z to a–z, the marks to spaces; every other code unit as it is (so offsets into the fold are offsets into the text). */
+export function foldText(text: string): string {
+  let folded = "";
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x41 && code <= 0x5a) folded += String.fromCharCode(code + 0x20);
+    else if (code >= 0x01 && code <= 0x03) folded += " ";
+    else folded += text[i];
+  }
+  return folded;
+}
+
+/** A folded text with a word mark after every separator (so before every word but the first). */
+export function markSeparators(folded: string): string {
+  let marked = "";
+  for (let i = 0; i < folded.length; i++) {
+    marked += folded[i];
+    if (isSeparatorCode(folded.charCodeAt(i))) marked += WORD_MARK;
+  }
+  return marked;
+}
+
+/** What the index holds for a text: start, word and end marks around its fold. */
+export function indexedText(text: string): string {
+  return START_MARK + WORD_MARK + markSeparators(foldText(text)) + END_MARK;
+}
+
+/** Characters as the trigram indexes count them: code points. */
+const characters = (text: string) => [...text].length;
+
+/** Whether a word can start with this query (it starts with a word character and is long enough). */
+export function matchesWords(foldedQuery: string): boolean {
+  return characters(foldedQuery) >= MIN_WORD_LENGTH && !isSeparatorCode(foldedQuery.charCodeAt(0));
+}
+
+export function matchesSubstrings(foldedQuery: string): boolean {
+  return characters(foldedQuery) >= MIN_SUBSTRING_LENGTH;
+}
+
+/** The best rank at which a folded query matches a text, or null. */
+export function rankOf(text: string, foldedQuery: string): SearchRank | null {
+  const folded = foldText(text);
+  if (folded === foldedQuery) return "EXACT";
+  if (folded.startsWith(foldedQuery)) return "PREFIX";
+  if (matchesWords(foldedQuery)) {
+    for (let at = folded.indexOf(foldedQuery, 1); at > 0; at = folded.indexOf(foldedQuery, at + 1)) if (isSeparatorCode(folded.charCodeAt(at - 1))) return "WORD";
+  }
+  if (matchesSubstrings(foldedQuery) && folded.includes(foldedQuery)) return "SUBSTRING";
+  return null;
+}
+
+/** A matched range of a text, for highlighting: UTF-16 offsets, end exclusive. */
+export interface TextRange {
+  start: number;
+  end: number;
+}
+
+/** Every occurrence of a folded query in a text, left to right, not overlapping. */
+export function occurrencesOf(text: string, foldedQuery: string): TextRange[] {
+  if (foldedQuery.length === 0) return [];
+  const folded = foldText(text);
+  const ranges: TextRange[] = [];
+  for (let at = folded.indexOf(foldedQuery); at >= 0; at = folded.indexOf(foldedQuery, at + foldedQuery.length)) ranges.push({ start: at, end: at + foldedQuery.length });
+  return ranges;
+}
+
+/**
+ * The smallest string above every string that starts with `prefix` (in code point order, which is
+ * the byte order of UTF-8 both databases compare in): the prefix with its last code point raised by one.
+ */
+export function prefixUpperBound(prefix: string): string {
+  const points = [...prefix];
+  for (let i = points.length - 1; i >= 0; i--) {
+    const code = points[i].codePointAt(0)!;
+    if (code >= 0x10ffff) continue;
+    // The surrogate block is no character: U+D7FF is followed by U+E000.
+    const next = code === 0xd7ff ? 0xe000 : code + 1;
+    return points.slice(0, i).join("") + String.fromCodePoint(next);
+  }
+  return prefix + "\u{10ffff}";
+}

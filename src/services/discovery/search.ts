@@ -1,0 +1,394 @@
+import crypto from "node:crypto";
+import type { DatabaseProvider } from "../../db/database-url";
+import type { RawRows } from "../../db/direct-statements";
+import { InvalidArgumentError } from "../errors";
+import type { ArtifactId, OperationId, RunId } from "../ids";
+import { unsafeTextReason } from "../safe-text";
+import {
+  comparedLaneSql,
+  exclusionsBefore,
+  type Field,
+  fieldRank,
+  ID_FAMILIES,
+  type IdFamily,
+  type IdQuery,
+  idLaneSql,
+  idQueryOf,
+  kindRuns,
+  type Lane,
+  laneApplies,
+  LANES,
+  rankAtLeast,
+  searchedLaneSql,
+  searchedTable,
+  trigramProbeSql,
+  trigramsOf,
+  candidateQuery,
+} from "./search-lanes";
+import { columnTarget, DOCUMENT_KINDS, type DocumentKind, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
+import { type QueryPhrases, queryPhrases } from "./search-phrases";
+import { occurrencesOf, type SearchRank, type TextRange } from "./search-text";
+
+/** A read connection, as the worker pool's jobs get one: statements answered as rows of values. */
+export interface SearchReader {
+  provider: DatabaseProvider;
+  readRows(sql: string, params: readonly unknown[]): Promise<RawRows>;
+}
+
+/** The column whose tags guard a guarded text (its description). */
+export interface GuardSubject {
+  artifactId: string;
+  field: string;
+}
+
+/** For each subject, whether the viewer may read what its tags guard (the redaction rule, src/auth/pothos). */
+export type ReadableCheck = (subjects: readonly GuardSubject[]) => Promise<boolean[]>;
+
+/** Where in a thing the query matched: its label, its keywords, its id, or its description (a column's). */
+export type MatchedField = "LABEL" | "KEYWORDS" | "ID" | "DESCRIPTION";
+
+export interface SearchHit {
+  kind: SearchKind;
+  /** What to open (docs: "Search"): art_…, run_…, op_…, col:<art_id>:<field>, job:<namespace>/<name>, pipeline:<name>, tag:<TAG>. */
+  id: string;
+  label: string;
+  detail: string | null;
+  rank: SearchRank;
+  /** The query's occurrences in the label. */
+  highlights: TextRange[];
+  matched: { field: MatchedField; text: string; highlights: TextRange[] };
+  /** ARTIFACT: itself; DATASET: its newest version; COLUMN: the newest version that has it. */
+  artifactId: ArtifactId | null;
+  runId: RunId | null;
+  operationId: OperationId | null;
+  dataset: { namespace: string; name: string } | null;
+  column: { artifactId: ArtifactId; field: string } | null;
+  /** Its place in the result, for a cursor (opaque). */
+  position: string;
+}
+
+export interface SearchRequest {
+  query: string;
+  kinds?: readonly SearchKind[] | null;
+  first: number;
+  /** A hit's `position`: the hits after it. */
+  after?: string | null;
+  canRead: ReadableCheck;
+}
+
+export interface SearchPage {
+  hits: SearchHit[];
+  hasNextPage: boolean;
+}
+
+/** The longest query searched for. */
+export const MAX_QUERY_LENGTH = 200;
+
+/** A query as search reads it: trimmed, not empty, not too long, no control characters. */
+export function checkedQuery(field: string, query: string, allowEmpty = false): string {
+  const trimmed = query.trim();
+  if (trimmed.length === 0 && !allowEmpty) throw new InvalidArgumentError(field, "must not be empty");
+  if ([...trimmed].length > MAX_QUERY_LENGTH) throw new InvalidArgumentError(field, `must be at most ${MAX_QUERY_LENGTH} characters, got ${[...trimmed].length}`);
+  const unsafe = unsafeTextReason(trimmed);
+  if (unsafe) throw new InvalidArgumentError(field, unsafe);
+  return trimmed;
+}
+
+/** A lane's rows before they become hits. */
+type Found =
+  | { lane: number; kind: "entry"; row: EntryRow }
+  | { lane: number; kind: "run"; runId: string; status: string; recordedAt: string; operation: string }
+  | { lane: number; kind: "artifact"; id: string; originalName: string; artifactType: string; dataset: { namespace: string; name: string } | null };
+
+interface EntryRow {
+  id: number;
+  kind: DocumentKind;
+  key: string;
+  label: string;
+  keywords: string | null;
+  guarded: string | null;
+  guardArtifactId: string | null;
+  guardField: string | null;
+  target: string;
+  namespace: string | null;
+  detail: string | null;
+}
+
+const entryRow = (values: unknown[]): EntryRow => ({
+  id: Number(values[0]),
+  kind: String(values[1]) as DocumentKind,
+  key: String(values[2]),
+  label: String(values[3]),
+  keywords: values[4] === null ? null : String(values[4]),
+  guarded: values[5] === null ? null : String(values[5]),
+  guardArtifactId: values[6] === null ? null : String(values[6]),
+  guardField: values[7] === null ? null : String(values[7]),
+  target: String(values[8]),
+  namespace: values[9] === null ? null : String(values[9]),
+  detail: values[10] === null ? null : String(values[10]),
+});
+
+/**
+ * One page of search (docs: "Search"): the hits after `after`, by rank (EXACT, PREFIX, WORD,
+ * SUBSTRING) and within a rank by lane (./search-lanes.ts), each thing once. A guarded text (a column's
+ * description) is searched only for a viewer who may read it. A pure function over a read connection:
+ * it can run wherever one is (the worker pool's jobs).
+ */
+export async function searchPage(reader: SearchReader, request: SearchRequest): Promise<SearchPage> {
+  const query = checkedQuery("query", request.query);
+  const plan = planOf(query, request.kinds ?? null);
+  const start = request.after ? parsePosition(request.after, plan.fingerprint) : null;
+  if (request.after && !start) throw new InvalidPositionError();
+  const need = request.first + 1;
+  const found: Found[] = [];
+  for (let index = start?.lane ?? 0; index < LANES.length && found.length < need; index++) {
+    if (!laneApplies(LANES[index], plan.phrases, plan.ids)) continue;
+    found.push(...(await readLane(reader, plan, index, start?.lane === index ? start : null, need - found.length, request.canRead)));
+  }
+  const page = found.slice(0, request.first);
+  return { hits: await hitsOf(reader, plan, page), hasNextPage: found.length > request.first };
+}
+
+/** How many hits a query has, counted up to `cap` (null above it). */
+export async function countHits(reader: SearchReader, request: Omit<SearchRequest, "first" | "after">, cap: number): Promise<number | null> {
+  const plan = planOf(checkedQuery("query", request.query), request.kinds ?? null);
+  let count = 0;
+  for (let index = 0; index < LANES.length && count <= cap; index++) {
+    if (!laneApplies(LANES[index], plan.phrases, plan.ids)) continue;
+    count += (await readLane(reader, plan, index, null, cap + 1 - count, request.canRead)).length;
+  }
+  return count > cap ? null : count;
+}
+
+/** A cursor of another query (or kinds), or one edited, is not a position of this one. */
+export class InvalidPositionError extends Error {}
+
+interface Plan {
+  /** SQLite: each phrase's candidate query, once probed. */
+  lookups: Map<string, string | null>;
+  query: string;
+  phrases: QueryPhrases;
+  ids: IdQuery | null;
+  kinds: ReadonlySet<SearchKind>;
+  fingerprint: string;
+}
+
+function planOf(query: string, kinds: readonly SearchKind[] | null): Plan {
+  const phrases = queryPhrases(query);
+  const asked = new Set<SearchKind>(kinds && kinds.length > 0 ? kinds : SEARCH_KINDS);
+  const fingerprint = crypto
+    .createHash("sha256")
+    .update(JSON.stringify([phrases.folded, SEARCH_KINDS.filter((k) => asked.has(k))]))
+    .digest("base64url")
+    .slice(0, 10);
+  return { lookups: new Map(), query, phrases, ids: idQueryOf(phrases.folded), kinds: asked, fingerprint };
+}
+
+/** A position: the query's fingerprint, the lane, the kind's or id family's place, the key (an entry id or an id). */
+interface Position {
+  lane: number;
+  part: string;
+  key: string;
+}
+
+const positionOf = (plan: Plan, lane: number, part: string, key: string | number) => `${plan.fingerprint}.${lane}.${part}.${key}`;
+
+function parsePosition(value: string, fingerprint: string): Position | null {
+  const match = /^([A-Za-z0-9_-]+)\.(\d+)\.([a-z]+)\.(.+)$/.exec(value);
+  if (!match || match[1] !== fingerprint) return null;
+  const lane = Number(match[2]);
+  const part = match[3];
+  const key = match[4];
+  const shape = LANES[lane];
+  if (!shape) return null;
+  if (shape.source === "id") return (ID_FAMILIES as readonly string[]).includes(part) && /^[a-z]+_[0-9a-f-]+$/.test(key) ? { lane, part, key } : null;
+  return part === "e" && /^\d+$/.test(key) && kindOfDocumentId(Number(key)) !== undefined ? { lane, part, key } : null;
+}
+
+const FAMILY_KINDS: Record<IdFamily, SearchKind> = { run: "RUN", op: "JOB", art: "ARTIFACT" };
+/** Rows a lane reads at once when some of them may be left out after the read (guarded texts the viewer may not read, or may). */
+const CHECKED_CHUNK = 64;
+const MAX_CHECKED_CHUNK = 4_096;
+
+async function readLane(reader: SearchReader, plan: Plan, index: number, after: Position | null, need: number, canRead: ReadableCheck): Promise<Found[]> {
+  const lane = LANES[index];
+  const provider = reader.provider;
+  if (lane.source === "id") {
+    const found: Found[] = [];
+    const families = ID_FAMILIES.filter((family) => plan.kinds.has(FAMILY_KINDS[family]));
+    for (const family of families.slice(after ? families.indexOf(after.part as IdFamily) : 0)) {
+      if (found.length >= need) break;
+      const statement = idLaneSql(provider, plan.phrases, lane.rank, family, plan.ids!, after?.part === family ? after.key : null, need - found.length);
+      if (!statement) continue;
+      const { rows } = await reader.readRows(statement.sql, statement.params);
+      for (const r of rows) {
+        if (family === "run") found.push({ lane: index, kind: "run", runId: String(r[0]), status: String(r[1]), recordedAt: String(r[2]), operation: String(r[3]) });
+        else if (family === "op") found.push({ lane: index, kind: "entry", row: entryRow(r) });
+        else found.push({ lane: index, kind: "artifact", id: String(r[0]), originalName: String(r[1]), artifactType: String(r[2]), dataset: r[3] === null ? null : { namespace: String(r[3]), name: String(r[4]) } });
+      }
+    }
+    return found;
+  }
+  const kinds = DOCUMENT_KINDS.filter((kind) => plan.kinds.has(kind) && (lane.field !== "keywords" || hasKeywords(kind)) && (lane.field !== "guarded" || kind === "COLUMN"));
+  if (kinds.length === 0) return [];
+  if (lane.rank === "EXACT" || lane.rank === "PREFIX") {
+    const fromKind = after ? kindOfDocumentId(Number(after.key))! : null;
+    const rest = fromKind ? kinds.slice(kinds.indexOf(fromKind)) : kinds;
+    if (rest.length === 0) return [];
+    const statement = comparedLaneSql(provider, plan.phrases, index, rest, after ? Number(after.key) : null, need, plan.ids);
+    const { rows } = await reader.readRows(statement.sql, statement.params);
+    return rows.slice(0, need).map((r) => ({ lane: index, kind: "entry", row: entryRow(r.slice(1)) }));
+  }
+  const guardedBefore = exclusionsBefore(index, plan.phrases).guarded;
+  // SQLite finds candidates by the phrase's rarest trigrams (looked up once per request); on both, the statement keeps only the lane's entries.
+  const lookup = provider === "sqlite" ? await candidateLookup(reader, plan, searchedTable(lane.field as "label" | "guarded"), plan.phrases.phrase[lane.rank]) : undefined;
+  if (lookup === null) return [];
+  const filtered = lane.field === "guarded" || guardedBefore !== null;
+  const found: Found[] = [];
+  let from = after ? Number(after.key) : null;
+  // Rows that may be left out are read in chunks that grow, so a sparse lane costs few statements.
+  let chunk = CHECKED_CHUNK;
+  for (const run of kindRuns(kinds)) {
+    if (from !== null && run.high <= from) continue;
+    for (;;) {
+      const limit = filtered ? Math.max(need - found.length, chunk) : need - found.length;
+      chunk = Math.min(chunk * 4, MAX_CHECKED_CHUNK);
+      const statement = searchedLaneSql(provider, plan.phrases, index, run, from, limit, plan.ids, lookup);
+      const rows = (await reader.readRows(statement.sql, statement.params)).rows.map(entryRow);
+      const kept = filtered ? await keptRows(rows, lane, guardedBefore, plan.phrases, canRead) : rows;
+      for (const row of kept) if (found.length < need) found.push({ lane: index, kind: "entry", row });
+      if (found.length >= need || rows.length < limit) break;
+      from = rows[rows.length - 1].id;
+    }
+    if (found.length >= need) break;
+    from = null;
+  }
+  return found;
+}
+
+/** SQLite: the FTS5 query for a phrase's candidates (null: none can hold it), its trigrams probed once per request. */
+async function candidateLookup(reader: SearchReader, plan: Plan, table: string, phrase: string): Promise<string | null> {
+  const key = `${table}\u0000${phrase}`;
+  if (!plan.lookups.has(key)) {
+    const trigrams = trigramsOf(phrase);
+    if (trigrams.length === 0) throw new Error(`search: no trigram in the phrase of a lane (${JSON.stringify(phrase)})`);
+    const probe = trigramProbeSql(table, trigrams);
+    const probes = trigrams.map(() => ({ n: 0, reach: 0 }));
+    for (const [i, n, reach] of (await reader.readRows(probe.sql, probe.params)).rows) probes[Number(i)] = { n: Number(n), reach: Number(reach ?? 0) };
+    plan.lookups.set(key, candidateQuery(trigrams, probes));
+  }
+  return plan.lookups.get(key)!;
+}
+
+/** Entries of a kind that has keywords (the others have none to match). */
+const hasKeywords = (kind: DocumentKind) => kind === "ARTIFACT" || kind === "DATASET" || kind === "COLUMN" || kind === "JOB";
+
+/**
+ * A guarded lane keeps what the viewer may read; a lane of another field after a guarded lane leaves
+ * out what that lane listed (the guarded text matched at its rank, and the viewer may read it).
+ */
+async function keptRows(rows: readonly EntryRow[], lane: Lane & { source: "entry" }, guardedBefore: SearchRank | null, phrases: QueryPhrases, canRead: ReadableCheck): Promise<EntryRow[]> {
+  const guarded = (row: EntryRow) => row.guarded !== null && row.guardArtifactId !== null && row.guardField !== null;
+  const asked = lane.field === "guarded" ? rows.filter(guarded) : rows.filter((row) => guarded(row) && rankAtLeast(fieldRank(row, "guarded", phrases), guardedBefore!));
+  if (asked.length === 0) return lane.field === "guarded" ? [] : [...rows];
+  const readable = await canRead(asked.map((row) => ({ artifactId: row.guardArtifactId!, field: row.guardField! })));
+  const mayRead = new Set(asked.filter((_, i) => readable[i]));
+  return lane.field === "guarded" ? rows.filter((row) => mayRead.has(row)) : rows.filter((row) => !mayRead.has(row));
+}
+
+
+/** The hits of a page: datasets and columns resolved to their newest versions (one statement for all). */
+async function hitsOf(reader: SearchReader, plan: Plan, page: readonly Found[]): Promise<SearchHit[]> {
+  const versions = await newestVersions(reader, page.flatMap((f) => (f.kind === "entry" && (f.row.kind === "DATASET" || f.row.kind === "COLUMN") ? [f.row] : [])));
+  const folded = plan.phrases.folded;
+  return page.map((f): SearchHit => {
+    const lane = LANES[f.lane];
+    const rank = lane.rank;
+    if (f.kind === "run") {
+      return {
+        kind: "RUN",
+        id: f.runId,
+        label: f.runId,
+        detail: `${f.operation} · ${f.status} · recorded ${new Date(f.recordedAt).toISOString()}`,
+        rank,
+        highlights: occurrencesOf(f.runId, folded),
+        matched: { field: "ID", text: f.runId, highlights: occurrencesOf(f.runId, folded) },
+        artifactId: null,
+        runId: f.runId as RunId,
+        operationId: null,
+        dataset: null,
+        column: null,
+        position: positionOf(plan, f.lane, "run", f.runId),
+      };
+    }
+    if (f.kind === "artifact") {
+      return {
+        kind: "ARTIFACT",
+        id: f.id,
+        label: f.originalName,
+        detail: f.dataset ? `${f.artifactType}, a version of ${f.dataset.namespace}/${f.dataset.name}` : f.artifactType,
+        rank,
+        highlights: occurrencesOf(f.originalName, folded),
+        matched: { field: "ID", text: f.id, highlights: occurrencesOf(f.id, folded) },
+        artifactId: f.id as ArtifactId,
+        runId: null,
+        operationId: null,
+        dataset: null,
+        column: null,
+        position: positionOf(plan, f.lane, "art", f.id),
+      };
+    }
+    const row = f.row;
+    const field: Field | "id" = lane.source === "id" ? "id" : lane.field;
+    const matchedText = field === "id" ? row.key : field === "label" ? row.label : field === "keywords" ? row.keywords! : row.guarded!;
+    const dataset = row.kind === "DATASET" || row.kind === "COLUMN" ? parseDatasetKey(row.key) : undefined;
+    const version = versions.get(row.id) ?? null;
+    const hit: SearchHit = {
+      kind: row.kind,
+      id: row.target,
+      label: row.label,
+      detail: row.detail,
+      rank,
+      highlights: occurrencesOf(row.label, folded),
+      matched: { field: field === "id" ? "ID" : field === "label" ? "LABEL" : field === "keywords" ? "KEYWORDS" : "DESCRIPTION", text: matchedText, highlights: occurrencesOf(matchedText, folded) },
+      artifactId: row.kind === "ARTIFACT" ? (row.key as ArtifactId) : null,
+      runId: null,
+      operationId: row.kind === "JOB" ? (row.key as OperationId) : null,
+      dataset: dataset ? { namespace: dataset.namespace, name: dataset.name } : null,
+      column: null,
+      position: positionOf(plan, f.lane, lane.source === "id" ? "op" : "e", lane.source === "id" ? row.key : row.id),
+    };
+    if (row.kind === "DATASET") {
+      const newest = (version ?? row.target) as ArtifactId;
+      return { ...hit, id: newest, artifactId: newest };
+    }
+    if (row.kind === "COLUMN" && dataset) {
+      const newest = (version ?? row.target) as ArtifactId;
+      return { ...hit, id: columnTarget(newest, dataset.rest), artifactId: newest, column: { artifactId: newest, field: dataset.rest } };
+    }
+    return hit;
+  });
+}
+
+/** For each dataset entry its newest version, for each column entry the newest version that has the column (one statement). */
+async function newestVersions(reader: SearchReader, rows: readonly EntryRow[]): Promise<Map<number, string>> {
+  const versions = new Map<number, string>();
+  if (rows.length === 0) return versions;
+  const params: unknown[] = [];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return reader.provider === "sqlite" ? "?" : `$${params.length}`;
+  };
+  const branches = rows.flatMap((row, i) => {
+    const dataset = parseDatasetKey(row.key);
+    if (!dataset) return [];
+    const column = row.kind === "COLUMN" ? ` JOIN "DatasetColumn" c ON c."artifactId" = a."id" AND c."field" = ${bind(dataset.rest)}` : "";
+    return [
+      `SELECT * FROM (SELECT ${i} AS "row", a."id" FROM "Artifact" a${column} WHERE a."datasetNamespace" = ${bind(dataset.namespace)} AND a."datasetName" = ${bind(dataset.name)} ORDER BY a."createdAt" DESC, a."id" DESC LIMIT 1) v${i}`,
+    ];
+  });
+  if (branches.length === 0) return versions;
+  const { rows: found } = await reader.readRows(branches.join(" UNION ALL "), params);
+  for (const [i, id] of found) versions.set(rows[Number(i)].id, String(id));
+  return versions;
+}

@@ -1,0 +1,66 @@
+import { ProvenanceError } from "../../../plugins/errors";
+import type { ReadDatabase } from "../../db/client";
+import { databaseOutageOf } from "../errors";
+import { QueryTimeoutError, type ReportedError } from "./errors";
+import type { HeavyReadContext, HeavyReadJobs } from "./heavy-read-job";
+
+/** One heavy read to run: which, with what, and until when. */
+export interface HeavyReadTask {
+  name: string;
+  args: unknown;
+  /** Epoch milliseconds. */
+  deadline: number;
+  budgetMs: number;
+}
+
+/** The task a thread is started with: it opens its database and answers null. */
+export const WARM_UP: HeavyReadTask = { name: "", args: null, deadline: Number.POSITIVE_INFINITY, budgetMs: 0 };
+
+/** How a heavy read ended, and the statements it ran (added to the app's statement count). */
+export type HeavyReadOutcome = { ok: true; value: unknown; statements: number } | { ok: false; error: unknown; statements: number };
+
+/** What a thread keeps across tasks: its database and the rooms' readers over it. */
+export interface HeavyReadRuntime {
+  database: ReadDatabase;
+  readers: Map<unknown, unknown>;
+  maxResultNodes: number;
+}
+
+/** Runs a task's job over the runtime's database; never throws (the outcome says how it went). */
+export async function runJob(jobs: HeavyReadJobs, runtime: HeavyReadRuntime, task: HeavyReadTask): Promise<HeavyReadOutcome> {
+  const { database, readers } = runtime;
+  const before = database.statementCount();
+  const statements = () => database.statementCount() - before;
+  const job = jobs[task.name];
+  if (!job) return { ok: false, error: new Error(`no heavy read is registered as '${task.name}'`), statements: 0 };
+  const ctx: HeavyReadContext = {
+    database,
+    reader: database.reader,
+    use: <T>(make: (db: ReadDatabase) => T): T => {
+      if (!readers.has(make)) readers.set(make, make(database));
+      return readers.get(make) as T;
+    },
+    deadline: task.deadline,
+    checkDeadline: () => {
+      if (Date.now() >= task.deadline) throw new QueryTimeoutError(task.budgetMs);
+    },
+    maxResultNodes: runtime.maxResultNodes,
+  };
+  try {
+    ctx.checkDeadline();
+    return { ok: true, value: await job(task.args, ctx), statements: statements() };
+  } catch (error) {
+    return { ok: false, error: databaseOutageOf(error) ?? error, statements: statements() };
+  }
+}
+
+/** An error as it crosses a thread boundary (structured clone keeps neither classes nor codes). */
+export function report(error: unknown): ReportedError {
+  if (error instanceof ProvenanceError) {
+    const { code, message, details } = error;
+    const http = (error as { http?: { status: number; headers: Record<string, string> } }).http;
+    return { kind: "domain", code, message, details: { ...details }, ...(http ? { http } : {}) };
+  }
+  const fault = error instanceof Error ? error : new Error(String(error));
+  return { kind: "fault", name: fault.name, message: fault.message, stack: fault.stack };
+}

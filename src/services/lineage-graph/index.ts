@@ -1,0 +1,60 @@
+// The lineage-graph room's one door: lineage drawn for a user interface — neighbourhood graphs of
+// artifacts, runs and columns that a client expands one node at a time, the derivation paths
+// between two nodes, and impact counts. Each computation is a pure async function of (arguments,
+// { reader }) over a read client with a plain result (LINEAGE_GRAPH_READS), so it runs in the
+// server's thread or in a worker of the heavy-read pool alike; LineageGraphs binds them to a reader.
+import { expandNode, type ExpandArgs, type ExpandPageRecord } from "./expand";
+import type { LineageGraphRecord } from "./graph-records";
+import { impactOf, type ImpactArgs, type ImpactRecord } from "./impact";
+import { lineageGraph, type LineageGraphArgs } from "./lineage-graph";
+import type { LineageFilters } from "./lineage-filters";
+import { type LineagePathArgs, lineagePaths, type LineagePathsRecord } from "./lineage-path";
+import { readNodeDetails } from "./node-details";
+import type { GraphReadClient } from "./read-client";
+import type { LineageGraphNodeRecord } from "./graph-records";
+
+export * from "./graph-records";
+export { columnNodeId, type GraphNodeKind, type GraphNodeRef, parseGraphNodeId } from "./graph-node-ids";
+export * from "./graph-limits";
+export type { ExpandArgs, ExpandPageRecord, ImpactArgs, ImpactRecord, LineageGraphArgs, LineagePathArgs, LineagePathsRecord, LineageFilters, GraphReadClient };
+export { IMPACT_KINDS, type ImpactCountRecord, type ImpactDepthRecord, type ImpactKind } from "./impact";
+export type { LineagePathRecord } from "./lineage-path";
+
+/** Node details for any node ids (labels and neighbour counts), as a heavy read takes its arguments. */
+async function nodeDetails(args: { ids: readonly string[]; filters: LineageFilters }, { reader }: { reader: GraphReadClient }): Promise<LineageGraphNodeRecord[]> {
+  return [...(await readNodeDetails(reader, args.ids, args.filters)).values()];
+}
+
+/** The room's heavy reads by name, for the worker pool to register: (args, { reader }) → plain data. */
+export const LINEAGE_GRAPH_READS = {
+  lineageGraph,
+  expand: expandNode,
+  lineagePath: lineagePaths,
+  impact: impactOf,
+  nodeDetails,
+} as const;
+
+/** The same computations over one read client (the server's reader until the pool runs them). */
+export class LineageGraphs {
+  constructor(private readonly reader: GraphReadClient) {}
+
+  graph(args: LineageGraphArgs): Promise<LineageGraphRecord> {
+    return lineageGraph(args, { reader: this.reader });
+  }
+
+  expand(args: ExpandArgs): Promise<ExpandPageRecord> {
+    return expandNode(args, { reader: this.reader });
+  }
+
+  paths(args: LineagePathArgs): Promise<LineagePathsRecord> {
+    return lineagePaths(args, { reader: this.reader });
+  }
+
+  impact(args: ImpactArgs): Promise<ImpactRecord> {
+    return impactOf(args, { reader: this.reader });
+  }
+
+  nodeDetails(ids: readonly string[], filters: LineageFilters): Promise<LineageGraphNodeRecord[]> {
+    return nodeDetails({ ids, filters }, { reader: this.reader });
+  }
+}

@@ -1,0 +1,70 @@
+import { edgeConditions, type LineageFilters, linkConditions } from "./lineage-filters";
+import type { StatementParams } from "./read-client";
+
+/**
+ * A lineage graph's direct neighbours, as SQL fragments over one node expression (a column of the
+ * statement, e.g. `m.node`). The graph is bipartite: an artifact's neighbours are runs, a run's are
+ * artifacts. A relation counts when it is stored either way — an execution link (the run used or
+ * produced the artifact) or a derivation edge the run recorded (its source was used, its target
+ * produced) — so runs reported with links only, and stores with edges only, both draw whole. An
+ * output-to-output edge's source is another output of the run, not something it used.
+ * Each fragment selects one column, the neighbour's id, distinct.
+ */
+const USED_EDGE = ` AND e.kind <> 'OUTPUT_TO_OUTPUT'`;
+export type NeighbourSide = "producers" | "consumers" | "inputs" | "outputs";
+
+export function neighboursOf(p: StatementParams, f: LineageFilters, side: NeighbourSide, node: string): string {
+  switch (side) {
+    case "producers":
+      return (
+        `SELECT l."runId" AS nb FROM "ExecutionArtifact" l WHERE l."artifactId" = ${node} AND l.direction = 'PRODUCED'${linkConditions(p, f, "l")} ` +
+        `UNION SELECT e."runId" FROM "ProvenanceEdge" e WHERE e."targetId" = ${node}${edgeConditions(p, f, "e")}`
+      );
+    case "consumers":
+      return (
+        `SELECT l."runId" AS nb FROM "ExecutionArtifact" l WHERE l."artifactId" = ${node} AND l.direction = 'CONSUMED'${linkConditions(p, f, "l")} ` +
+        `UNION SELECT e."runId" FROM "ProvenanceEdge" e WHERE e."sourceId" = ${node}${USED_EDGE}${edgeConditions(p, f, "e")}`
+      );
+    case "inputs":
+      return (
+        `SELECT l."artifactId" AS nb FROM "ExecutionArtifact" l WHERE l."runId" = ${node} AND l.direction = 'CONSUMED'${linkConditions(p, f, "l")} ` +
+        `UNION SELECT e."sourceId" FROM "ProvenanceEdge" e WHERE e."runId" = ${node}${USED_EDGE}${edgeConditions(p, f, "e")}`
+      );
+    case "outputs":
+      return (
+        `SELECT l."artifactId" AS nb FROM "ExecutionArtifact" l WHERE l."runId" = ${node} AND l.direction = 'PRODUCED'${linkConditions(p, f, "l")} ` +
+        `UNION SELECT e."targetId" FROM "ProvenanceEdge" e WHERE e."runId" = ${node}${edgeConditions(p, f, "e")}`
+      );
+  }
+}
+
+/** How many distinct neighbours on that side: a scalar subquery. */
+export function neighbourCount(p: StatementParams, f: LineageFilters, side: NeighbourSide, node: string): string {
+  return `(SELECT COUNT(*) FROM (${neighboursOf(p, f, side, node)}) nbs)`;
+}
+
+/** The sides of a node kind, upstream first. */
+export const ARTIFACT_SIDES = { up: "producers", down: "consumers" } as const satisfies Record<"up" | "down", NeighbourSide>;
+export const RUN_SIDES = { up: "inputs", down: "outputs" } as const satisfies Record<"up" | "down", NeighbourSide>;
+
+/**
+ * (node, neighbour) pairs for every node of a table expression: `from` names it (e.g. `ua t`),
+ * `node` its node column (e.g. `t.node`). Joins instead of correlated subqueries, so it works in a
+ * FROM clause on both databases.
+ */
+export function neighbourPairs(p: StatementParams, f: LineageFilters, side: NeighbourSide, from: string, node: string): string {
+  const link = (direction: string, nodeColumn: string, nb: string) =>
+    `SELECT ${node} AS node, l."${nb}" AS nb FROM ${from} JOIN "ExecutionArtifact" l ON l."${nodeColumn}" = ${node} AND l.direction = '${direction}' WHERE 1 = 1${linkConditions(p, f, "l")}`;
+  const edge = (nodeColumn: string, nb: string, used = false) =>
+    `SELECT ${node}, e."${nb}" FROM ${from} JOIN "ProvenanceEdge" e ON e."${nodeColumn}" = ${node} WHERE 1 = 1${used ? USED_EDGE : ""}${edgeConditions(p, f, "e")}`;
+  switch (side) {
+    case "producers":
+      return `${link("PRODUCED", "artifactId", "runId")} UNION ${edge("targetId", "runId")}`;
+    case "consumers":
+      return `${link("CONSUMED", "artifactId", "runId")} UNION ${edge("sourceId", "runId", true)}`;
+    case "inputs":
+      return `${link("CONSUMED", "runId", "artifactId")} UNION ${edge("runId", "sourceId", true)}`;
+    case "outputs":
+      return `${link("PRODUCED", "runId", "artifactId")} UNION ${edge("runId", "targetId")}`;
+  }
+}

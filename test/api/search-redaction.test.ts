@@ -1,0 +1,64 @@
+import { createTokenTestApp, type TokenTestApp } from "../support/auth";
+import { ingest } from "../support/compliance";
+import { dataset, runEvent } from "../support/openlineage";
+
+/**
+ * What a token may not read it cannot find: a column's description, which its policy tags guard,
+ * is searched only for a token holding the clearance for each of them.
+ */
+describe("search and redaction", () => {
+  let t: TokenTestApp;
+  let reader: string;
+  let cleared: string;
+
+  const SEARCH = `query($q: String!) { search(query: $q) { totalCount edges { node { kind label rank matched { field text } } } } }`;
+  const hits = async (token: string, q: string) => {
+    const res = await t.gqlAs(token, SEARCH, { q });
+    expect(res.errors).toBeUndefined();
+    return { total: res.data!.search.totalCount, hits: res.data!.search.edges.map((e: any) => `${e.node.rank} ${e.node.label} ${e.node.matched.field}: ${e.node.matched.text}`) };
+  };
+
+  beforeAll(async () => {
+    t = await createTokenTestApp();
+    reader = await t.issue(["read"]);
+    cleared = await t.issue(["read", "clearance:PII"]);
+    const fields = [
+      { name: "ssn_hash", type: "TEXT", description: "Salted hash of the social security number" },
+      { name: "ship_to", type: "TEXT", description: "Where parcels go: a street address" },
+      { name: "security_level", type: "INT", description: "Access level of the account" },
+    ];
+    await ingest(t, runEvent({ job: { namespace: "crm", name: "load_customers" }, inputs: [], outputs: [dataset("postgres://crm", "public.customers", { schema: { fields } })] }));
+    const tagged = await t.gql(`mutation { tagColumn(input: { column: { namespace: "postgres://crm", name: "public.customers", field: "ssn_hash" }, tag: "PII", reason: "national ids" }) { created } }`);
+    expect(tagged.errors).toBeUndefined();
+  });
+  afterAll(() => t.close());
+
+  test("a token without the clearance cannot find a redacted description by searching for it; one with it can", async () => {
+    expect(await hits(reader, "social security")).toEqual({ total: 0, hits: [] });
+    expect(await hits(cleared, "social security")).toEqual({
+      total: 1,
+      hits: ["WORD postgres://crm/public.customers.ssn_hash DESCRIPTION: Salted hash of the social security number"],
+    });
+    // The same description is what the API itself redacts for the one token and shows the other.
+    const description = `{ dataset(namespace: "postgres://crm", name: "public.customers") { columns { field description } } }`;
+    const column = async (token: string) => (await t.gqlAs(token, description)).data!.dataset.columns.find((c: any) => c.field === "ssn_hash").description;
+    expect([await column(reader), await column(cleared)]).toEqual([null, "Salted hash of the social security number"]);
+  });
+
+  test("descriptions no tag guards are found by every token; names are found whatever guards the description", async () => {
+    for (const token of [reader, cleared]) expect((await hits(token, "street address")).hits).toEqual(["WORD postgres://crm/public.customers.ship_to DESCRIPTION: Where parcels go: a street address"]);
+    // "security" is in a name (security_level) and in the guarded description: the reader finds the name only.
+    expect((await hits(reader, "security")).hits).toEqual(["PREFIX postgres://crm/public.customers.security_level KEYWORDS: security_level"]);
+    expect((await hits(cleared, "security")).hits).toEqual([
+      "PREFIX postgres://crm/public.customers.security_level KEYWORDS: security_level",
+      "WORD postgres://crm/public.customers.ssn_hash DESCRIPTION: Salted hash of the social security number",
+    ]);
+  });
+
+  test("a tag given after the description was indexed guards it from then on", async () => {
+    expect((await hits(reader, "parcels")).hits).toHaveLength(1);
+    await t.gql(`mutation { tagColumn(input: { column: { namespace: "postgres://crm", name: "public.customers", field: "ship_to" }, tag: "PII", reason: "home addresses" }) { created } }`);
+    expect(await hits(reader, "parcels")).toEqual({ total: 0, hits: [] });
+    expect((await hits(cleared, "parcels")).hits).toHaveLength(1);
+  });
+});
