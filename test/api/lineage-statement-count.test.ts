@@ -45,11 +45,22 @@ describe("SQL statements per lineage query", () => {
   });
   afterAll(() => t.close());
 
+  /**
+   * The statements a query runs: the fewest of three runs. The app's counter is process-wide and a
+   * background statement (the feed log's prune reads its head every minute) may land in one run —
+   * on a loaded machine a 300-artifact read lasts long enough to catch it — but not in all three.
+   */
   async function statementsFor(query: string, variables: Record<string, unknown>) {
-    const before = t.app.database.statementCount();
-    const res: any = await t.gql(query, variables);
-    expect(res.errors).toBeUndefined();
-    return { statements: t.app.database.statementCount() - before, data: res.data };
+    let fewest = Number.POSITIVE_INFINITY;
+    let data: any;
+    for (let run = 0; run < 3; run++) {
+      const before = t.app.database.statementCount();
+      const res: any = await t.gql(query, variables);
+      expect(res.errors).toBeUndefined();
+      fewest = Math.min(fewest, t.app.database.statementCount() - before);
+      data = res.data;
+    }
+    return { statements: fewest, data };
   }
 
   const ARTIFACT_FIELDS = `id originalName
