@@ -1,4 +1,4 @@
-import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from "@pothos/core";
+import SchemaBuilder, { BasePlugin, createContextCache, type PothosOutputFieldConfig, type SchemaTypes } from "@pothos/core";
 import type { GraphQLFieldResolver } from "graphql";
 import type { AuthContext } from "../context";
 import { holds } from "../principal";
@@ -52,6 +52,20 @@ export type Withholding = { tag: string; missing: "CLEARANCE" } | { tag: string;
 /** Guarded fields by type, collected while the schema is built. */
 const guardedFields = new Map<string, Map<string, RedactBy>>();
 
+/** The rule's decision on one subject for one viewer: why it withholds, the subject's tags, and whether the read was noted for the audit. */
+interface Decision {
+  reasons: Withholding[];
+  tags: readonly string[];
+  noted: boolean;
+}
+
+/**
+ * Decisions per request (and per subscription event: the context caches are reset), by subject: a
+ * read asks once per guarded field — a column's description, sample values and facets are three
+ * asks about one subject — and the answer cannot change within the request.
+ */
+const decisions = createContextCache((_viewer: object) => new Map<string, Promise<Decision>>());
+
 /**
  * The redaction rule, the one place it is decided: why the viewer may not see what `subject`
  * guards — for each policy tag the subject carries, the viewer needs its `clearance:<TAG>` and,
@@ -61,8 +75,21 @@ const guardedFields = new Map<string, Map<string, RedactBy>>();
  */
 export async function withholdingReasons(viewer: Viewer, subject: object, options: { audit: boolean } = { audit: true }): Promise<Withholding[]> {
   if (!viewer.policyTagsOf) return [{ tag: "(no policy lookup)", missing: "CLEARANCE" }];
-  const tags = await viewer.policyTagsOf(subject);
-  if (tags.length === 0) return [];
+  const asked = decisions(viewer);
+  const key = JSON.stringify(subject);
+  let decided = asked.get(key);
+  if (!decided) asked.set(key, (decided = decide(viewer, subject)));
+  const decision = await decided;
+  if (decision.reasons.length === 0 && decision.tags.length > 0 && options.audit && !decision.noted) {
+    decision.noted = true;
+    viewer.noteTaggedRead?.(subject, decision.tags);
+  }
+  return decision.reasons;
+}
+
+async function decide(viewer: Viewer, subject: object): Promise<Decision> {
+  const tags = await viewer.policyTagsOf!(subject);
+  if (tags.length === 0) return { reasons: [], tags, noted: false };
   const reasons: Withholding[] = [];
   const cleared: string[] = [];
   for (const tag of tags) {
@@ -78,8 +105,7 @@ export async function withholdingReasons(viewer: Viewer, subject: object, option
       if (serves !== undefined && (purpose === null || !serves.includes(purpose))) reasons.push({ tag, missing: "PURPOSE", purpose, allowedPurposes: serves });
     }
   }
-  if (reasons.length === 0 && options.audit) viewer.noteTaggedRead?.(subject, tags);
-  return reasons;
+  return { reasons, tags, noted: false };
 }
 
 /** For each subject, whether the rule withholds what it guards from the viewer (parts of documents, routes outside GraphQL). */
