@@ -17,11 +17,55 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
   return estimateCostParts(schema, document, operationName, variables).cost;
 }
 
+/** An operation's estimate: its cost, and its costliest bounded part (the field whose first, last or ids to lower), if any. */
+export interface CostEstimate {
+  cost: number;
+  costliest?: BoundedPart;
+}
+
+/**
+ * Estimates already made, by document (Yoga's parser cache hands out one DocumentNode per query
+ * text, so a client's repeated query is one entry) and then by operation name and the variables as
+ * the estimate sees them: walking the document again costs more than the rest of a small read's
+ * GraphQL work. Variables whose text is long (a recording's drafts, an evidence document) are not
+ * kept; a document's entries are dropped together when there are too many.
+ */
+const estimates = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, CostEstimate>>>();
+const MAX_ESTIMATES_PER_DOCUMENT = 256;
+const MAX_CACHED_VARIABLES_LENGTH = 2_048;
+
 /** The estimate, and its costliest bounded part (the field whose first, last or ids to lower), if any. */
-export function estimateCostParts(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Readonly<Record<string, unknown>> | null): { cost: number; costliest?: BoundedPart } {
+export function estimateCostParts(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Readonly<Record<string, unknown>> | null): CostEstimate {
   // No such operation, or a name is needed: execution refuses it.
   const operation = getOperationAST(document, operationName);
   if (!operation) return { cost: 0 };
+  const costed = variables ? variablesForCost(schema, operation, variables) : undefined;
+  const variablesText = costed ? textOf(costed) : "";
+  if (variablesText === null || variablesText.length > MAX_CACHED_VARIABLES_LENGTH) return estimateOperation(schema, document, operation, costed);
+  let byDocument = estimates.get(schema);
+  if (!byDocument) estimates.set(schema, (byDocument = new WeakMap()));
+  let known = byDocument.get(document);
+  if (!known) byDocument.set(document, (known = new Map()));
+  const key = `${operation.name?.value ?? ""}\u0000${variablesText}`;
+  let estimate = known.get(key);
+  if (!estimate) {
+    estimate = estimateOperation(schema, document, operation, costed);
+    if (known.size >= MAX_ESTIMATES_PER_DOCUMENT) known.clear();
+    known.set(key, estimate);
+  }
+  return estimate;
+}
+
+/** Variables as a cache key; null when they have no JSON text (values passed in-process). */
+function textOf(variables: Record<string, unknown>): string | null {
+  try {
+    return JSON.stringify(variables);
+  } catch {
+    return null;
+  }
+}
+
+function estimateOperation(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, costed: Record<string, unknown> | undefined): CostEstimate {
   let cost = 0;
   let costliest: BoundedPart | undefined;
   const rule = createComplexityRule({
@@ -31,7 +75,7 @@ export function estimateCostParts(schema: GraphQLSchema, document: DocumentNode,
     }),
     // The library reads the name of every operation when given one: an anonymous one is estimated alone.
     operationName: operation.name?.value,
-    variables: variables ? variablesForCost(schema, operation, variables) : undefined,
+    variables: costed,
     maxQueryNodes: REQUEST_LIMITS.maxCostedSelections + 1,
     onComplete: (complexity) => {
       cost = complexity;

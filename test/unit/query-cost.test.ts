@@ -28,6 +28,21 @@ describe("the query cost estimate", () => {
     expect(cost("{ executions { edges { cursor } pageInfo { hasNextPage } } }")).toBe(1 + 50 * 2 + 2);
   });
 
+  test("one document asked again: each estimate is its own variables' and operation's, never an earlier one's", () => {
+    const document = parse(`query A($n: Int) { lineage(artifactId: ${ROOT}, first: $n) { nodes { depth } } } query B { executions(first: 5) { edges { cursor } } }`);
+    const estimate = (operationName: string, variables?: Record<string, unknown>) => estimateCost(schema, document, operationName, variables);
+    expect(estimate("A", { n: 7 })).toBe(1 + 7 * 2);
+    expect(estimate("A", { n: 50_000 })).toBe(1 + 50_000 * 2);
+    expect(estimate("A", { n: 7 })).toBe(1 + 7 * 2);
+    expect(estimate("A", {})).toBe(1 + 1_000 * 2);
+    expect(estimate("B")).toBe(1 + 5 * 2);
+    // Variables too long to keep are estimated each time, and alike.
+    const ids = Array.from({ length: 1_000 }, (_, i) => `art_${String(i).padStart(40, "0")}`);
+    const nodes = parse(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`);
+    expect(estimateCost(schema, nodes, undefined, { ids })).toBe(estimateCost(schema, nodes, undefined, { ids }));
+    expect(estimateCost(schema, nodes, undefined, { ids: ids.slice(0, 3) })).toBeLessThan(estimateCost(schema, nodes, undefined, { ids }));
+  });
+
   test("above the maximum counts as the maximum (the field answers PAGE_SIZE)", () => {
     expect(cost("{ executions(first: 100000) { edges { cursor } } }")).toBe(1 + 500 * 2);
   });
