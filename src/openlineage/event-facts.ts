@@ -153,23 +153,40 @@ export type ParsedEvent =
   | (EventBase & { kind: "JOB"; job: DatasetName })
   | (EventBase & { kind: "DATASET"; dataset: DatasetName });
 
+/** An event with its data-subject keys hashed, and its identity: identifyEvent's answer. */
+export interface IdentifiedEvent {
+  event: Record<string, unknown>;
+  sent: string;
+  eventKey: string;
+  /** The hashes data-subject keys had before keys were normalised, by hash (see SubjectKeyHashing). */
+  legacy: Map<string, string[]>;
+}
+
 /**
- * Reads a schema-valid event (see OpenLineageSchema); `sent` is the event as sent (its JSON text).
- * Throws InvalidEventError for names provgraph cannot keep apart. Data-subject keys (the
- * provgraph_dataSubjects facet) never go further than here: they are replaced by their keyed
- * hashes (`hashSubjectKey`) in the event, which is then what is stored and what identifies it.
+ * Reads a schema-valid event (see OpenLineageSchema) in two steps, this one and
+ * parseIdentifiedEvent, apart so that a wide event (20,000 column-lineage fields) can take a turn
+ * of the event loop between them: each is a whole walk of the event. `sent` is the event as sent
+ * (its JSON text). Data-subject keys (the provgraph_dataSubjects facet) never go further than
+ * here: they are replaced by their keyed hashes (`hashSubjectKey`) in the event, which is then what
+ * is stored and what identifies it (sha256 of its canonical JSON).
  */
-export function parseEvent(event: Record<string, unknown>, sent: string = JSON.stringify(event), hashSubjectKey?: SubjectKeyHashing, warnings: EventWarning[] = []): ParsedEvent {
+export function identifyEvent(event: Record<string, unknown>, sent: string = JSON.stringify(event), hashSubjectKey?: SubjectKeyHashing): IdentifiedEvent {
   const legacy = new Map<string, string[]>();
   const scrubbed = withHashedSubjects(event, hashSubjectKey, legacy);
   if (scrubbed !== event) {
     event = scrubbed;
     sent = JSON.stringify(scrubbed);
   }
+  return { event, sent, eventKey: crypto.createHash("sha256").update(canonicalJson(event)).digest("hex"), legacy };
+}
+
+/** The second step: the facts of an identified event. Throws InvalidEventError for names provgraph cannot keep apart. */
+export function parseIdentifiedEvent(identified: IdentifiedEvent, warnings: EventWarning[] = []): ParsedEvent {
+  const { event, sent, eventKey, legacy } = identified;
   const time = parseEventTimeValue(event.eventTime);
   if (!time) throw new InvalidEventError("/eventTime", "is not a date-time");
   const base: EventBase = {
-    eventKey: crypto.createHash("sha256").update(canonicalJson(event)).digest("hex"),
+    eventKey,
     eventTime: time.date,
     producer: text(event.producer, "/producer"),
     body: sent,
@@ -213,8 +230,9 @@ function parseRunEvent(event: Record<string, unknown>, base: EventBase, legacy: 
 
   // Datasets the column lineage reads but the inputs do not list are inputs too (Spark reports some reads only there).
   const inputMentions = new Map(inputs.map((d) => [datasetKey(d), { namespace: d.namespace, name: d.name, version: d.version }]));
-  for (const output of outputs) {
-    for (const source of columnSourcesOf(output.columnLineage) ?? []) {
+  const columnSources = outputs.map((output) => columnSourcesOf(output.columnLineage));
+  for (const sources of columnSources) {
+    for (const source of sources ?? []) {
       if (![...inputMentions.values()].some((d) => d.namespace === source.namespace && d.name === source.name)) {
         inputMentions.set(datasetKey({ ...source, version: null }), { ...source, version: null });
       }
@@ -234,7 +252,7 @@ function parseRunEvent(event: Record<string, unknown>, base: EventBase, legacy: 
     ...purposeOf(jobFacets),
     agent: isRecord(owners[0]) && typeof owners[0].name === "string" ? safe(owners[0].name, "/job/facets/ownership/owners/0/name") : null,
     inputs: [...inputMentions.values()],
-    outputs: outputs.map((o) => ({ namespace: o.namespace, name: o.name, version: o.version, columnSources: columnSourcesOf(o.columnLineage) })),
+    outputs: outputs.map((o, i) => ({ namespace: o.namespace, name: o.name, version: o.version, columnSources: columnSources[i] })),
   };
   return { ...base, kind: "RUN", runId, reportedType: (event.eventType as RunEventType | undefined) ?? null, job, facts, inputs, outputs };
 }
@@ -416,11 +434,14 @@ function transformationOf(t: Record<string, unknown>, pointer: string): Transfor
 /** The datasets an output's column lineage names (its dataset-level sources), in order; null without column lineage. */
 export function columnSourcesOf(lineage: OutputColumnLineage | null): DatasetName[] | null {
   if (!lineage) return null;
+  // Keyed by namespace and name (a NUL apart: neither holds one): tens of thousands of fields may name a handful of datasets.
   const seen = new Map<string, DatasetName>();
-  for (const dependency of [...lineage.fields.flatMap((f) => f.inputs), ...lineage.dataset]) {
-    const key = datasetKey({ ...dependency, version: null });
+  const note = (dependency: ColumnDependency) => {
+    const key = `${dependency.namespace}\u0000${dependency.name}`;
     if (!seen.has(key)) seen.set(key, { namespace: dependency.namespace, name: dependency.name });
-  }
+  };
+  for (const field of lineage.fields) for (const dependency of field.inputs) note(dependency);
+  for (const dependency of lineage.dataset) note(dependency);
   return [...seen.values()];
 }
 

@@ -9,7 +9,7 @@ import { type CommitPath, type OperationRegistry, type RecordingActor, turnSlice
 import type { ExecutionStatus } from "../services/records";
 import { EventTooDeepError, EventTooLargeError, InvalidEventError, TooManyDatasetsError } from "./errors";
 import { nulIn } from "./nul-text";
-import { parseEvent, type ParsedEvent } from "./event-facts";
+import { identifyEvent, parseIdentifiedEvent, type ParsedEvent } from "./event-facts";
 import { OPENLINEAGE_LIMITS } from "./limits";
 import { type EventOutcome, EventRefusal, recordEvents } from "./record-events";
 import { nextRecordingInstant } from "./recording-clock";
@@ -185,12 +185,13 @@ export class OpenLineageIngestor {
     if (violation) throw new InvalidEventError(violation.pointer, violation.reason);
     await between();
     const subjectKeys = this.deps.subjectKeys;
-    const parsed = parseEvent(
+    const identified = identifyEvent(
       event as Record<string, unknown>,
       text,
       subjectKeys ? (key, pointer) => ({ hash: subjectKeys.hash(key, { pointer }), legacy: subjectKeys.legacyHashes(key, { pointer }) }) : undefined,
-      listedWarnings(warnings),
     );
+    await between();
+    const parsed = parseIdentifiedEvent(identified, listedWarnings(warnings));
     await between();
     // Names were checked by the parse, with their rules; any other string may still hold a NUL.
     // A NUL in JSON text is always the escape \u0000 (raw control characters are not JSON): without one, there is none to find.
