@@ -65,6 +65,8 @@ interface Decision {
  * asks about one subject — and the answer cannot change within the request.
  */
 const decisions = createContextCache((_viewer: object) => new Map<string, Promise<Decision>>());
+/** And by tag set: the rule looks only at the tags, and a dataset's columns mostly hold the same ones. */
+const reasonsByTags = createContextCache((_viewer: object) => new Map<string, Promise<Withholding[]>>());
 
 /**
  * The redaction rule, the one place it is decided: why the viewer may not see what `subject`
@@ -90,6 +92,15 @@ export async function withholdingReasons(viewer: Viewer, subject: object, option
 async function decide(viewer: Viewer, subject: object): Promise<Decision> {
   const tags = await viewer.policyTagsOf!(subject);
   if (tags.length === 0) return { reasons: [], tags, noted: false };
+  const known = reasonsByTags(viewer);
+  const key = tags.join("\u0000");
+  let reasons = known.get(key);
+  if (!reasons) known.set(key, (reasons = reasonsFor(viewer, tags)));
+  return { reasons: await reasons, tags, noted: false };
+}
+
+/** Why the viewer may not see a value guarded by these tags (empty: it may). */
+async function reasonsFor(viewer: Viewer, tags: readonly string[]): Promise<Withholding[]> {
   const reasons: Withholding[] = [];
   const cleared: string[] = [];
   for (const tag of tags) {
@@ -105,7 +116,7 @@ async function decide(viewer: Viewer, subject: object): Promise<Decision> {
       if (serves !== undefined && (purpose === null || !serves.includes(purpose))) reasons.push({ tag, missing: "PURPOSE", purpose, allowedPurposes: serves });
     }
   }
-  return { reasons, tags, noted: false };
+  return reasons;
 }
 
 /** For each subject, whether the rule withholds what it guards from the viewer (parts of documents, routes outside GraphQL). */
