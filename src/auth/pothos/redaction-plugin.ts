@@ -65,7 +65,10 @@ interface Decision {
  * asks about one subject — and the answer cannot change within the request.
  */
 const decisions = createContextCache((_viewer: object) => new Map<string, Promise<Decision>>());
-/** And by tag set: the rule looks only at the tags, and a dataset's columns mostly hold the same ones. */
+/**
+ * And by tag set: the rule looks only at the tags, and a dataset's columns mostly hold the same ones.
+ * Both are kept: with this one alone the purpose check's bench row measured 1.08–1.11 (1.02–1.05 with both).
+ */
 const reasonsByTags = createContextCache((_viewer: object) => new Map<string, Promise<Withholding[]>>());
 
 /**
