@@ -50,8 +50,20 @@ export async function runJob(jobs: HeavyReadJobs, runtime: HeavyReadRuntime, tas
     ctx.checkDeadline();
     return { ok: true, value: await job(task.args, ctx), statements: statements() };
   } catch (error) {
+    // PostgreSQL ends a statement that outlives the budget (statement_timeout): the budget ran out.
+    if (cancelledByStatementTimeout(error)) return { ok: false, error: new QueryTimeoutError(task.budgetMs), statements: statements() };
     return { ok: false, error: databaseOutageOf(error) ?? error, statements: statements() };
   }
+}
+
+/** Whether an error, or one it was caused by, is PostgreSQL's query_canceled (57014) from statement_timeout. */
+function cancelledByStatementTimeout(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at !== null && typeof at === "object" && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    const { code, originalCode, message } = at as { code?: unknown; originalCode?: unknown; message?: unknown };
+    if (code === "57014" || originalCode === "57014") return true;
+    if (typeof message === "string" && message.includes("canceling statement due to statement timeout")) return true;
+  }
+  return false;
 }
 
 /** An error as it crosses a thread boundary (structured clone keeps neither classes nor codes). */
