@@ -1,9 +1,11 @@
-import { Background, Controls, type Edge, MiniMap, type Node, type NodeMouseHandler, ReactFlow, type ReactFlowInstance, useStore } from "@xyflow/react";
-import { memo, useCallback, useEffect, useMemo, useRef } from "react";
+import { Background, ControlButton, Controls, type Edge, MiniMap, type Node, type NodeMouseHandler, ReactFlow, type ReactFlowInstance, useStore } from "@xyflow/react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { absoluteBoxes, boxAt, boxesBounds } from "../graph/far-picture";
 import { type BoxData, FlowCache, flowEdges, flowNodes, type Highlights } from "../graph/flow-elements";
 import type { GraphModel } from "../graph/graph-model";
 import { ArtifactNode } from "./ArtifactNode";
 import { ColumnNode } from "./ColumnNode";
+import { FarCanvas } from "./FarCanvas";
 import { RunNode } from "./RunNode";
 
 const NODE_TYPES = { artifact: ArtifactNode, run: RunNode, column: ColumnNode };
@@ -19,18 +21,28 @@ function Grid() {
 }
 
 /**
- * Below this zoom a box's 12 px text is drawn under 4 px: nobody reads it, yet painting it (and the boxes'
- * shadows, handles and every edge's arrowhead) is most of a frame's work over a big graph. The canvas then
- * gets the class `far` and styles.css draws boxes as plain tiles and edges as plain lines.
+ * Below this zoom a box's 12 px text is drawn under 4 px: nobody reads it, yet keeping 2,000 boxes and 3,000
+ * edges in the page makes every pan repaint them (far-picture.ts), and every step of it runs each box's and
+ * edge's store subscription in React Flow. So far out React Flow is handed no boxes and no edges at all: the
+ * canvas element gets the class `far` and FarCanvas draws the graph as one picture in their place. The boxes
+ * are mounted again when the zoom comes back over this line.
  */
 export const FAR_ZOOM = 0.35;
+const NO_NODES: Node<BoxData>[] = [];
+const NO_EDGES: Edge[] = [];
 
-/** Sets the canvas's `far` class when the zoom crosses FAR_ZOOM: no React render of the graph, only a class. */
-function FarClass({ canvas }: { canvas: React.RefObject<HTMLDivElement | null> }) {
+/** Tells when the zoom crosses FAR_ZOOM (sets the `far` class) and draws the far picture while under it. */
+function FarView({ canvas, nodes, edges, onFar }: { canvas: React.RefObject<HTMLDivElement | null>; nodes: Node<BoxData>[]; edges: Edge[]; onFar(far: boolean): void }) {
   const far = useStore((s) => s.transform[2] < FAR_ZOOM);
-  useEffect(() => void canvas.current?.classList.toggle("far", far), [far, canvas]);
-  return null;
+  useEffect(() => {
+    canvas.current?.classList.toggle("far", far);
+    onFar(far);
+  }, [far, canvas, onFar]);
+  return far ? <FarCanvas nodes={nodes} edges={edges} /> : null;
 }
+
+/** What "fit" fits: the boxes' own extent (their sizes are known), so it needs neither mounted nor measured boxes. */
+const FIT = { padding: 0.15, maxZoom: 1 } as const;
 
 /**
  * The minimap, only while zoomed in: far out the canvas is its own overview, and the minimap redraws every
@@ -60,42 +72,61 @@ export const GraphCanvas = memo(function GraphCanvas({
   const nodes = useMemo<Node<BoxData>[]>(() => flowNodes(model, highlights, nodeCache), [model, highlights, nodeCache]);
   const edges = useMemo<Edge[]>(() => flowEdges(model, highlights, edgeCache), [model, highlights, edgeCache]);
   const flow = useRef<ReactFlowInstance<Node<BoxData>, Edge>>(undefined);
+  const boxes = useMemo(() => absoluteBoxes(nodes), [nodes]);
+  const boxesRef = useRef(boxes);
+  boxesRef.current = boxes;
+  const fit = useCallback(() => {
+    const bounds = boxesBounds(boxesRef.current);
+    if (bounds) void flow.current?.fitBounds(bounds, FIT);
+  }, []);
   useEffect(() => {
-    // After paint: the new layout's boxes exist, fit them (at most 1:1, so a small graph is not blown up).
-    const frame = requestAnimationFrame(() => void flow.current?.fitView({ padding: 0.15, maxZoom: 1, duration: 0 }));
+    // After paint: fit the new layout (at most 1:1, so a small graph is not blown up).
+    const frame = requestAnimationFrame(fit);
     return () => cancelAnimationFrame(frame);
-  }, [fitKey]);
+  }, [fitKey, fit]);
   // A node chosen by keyboard, link or search may lie outside the view (or under the details panel): bring it in.
   useEffect(() => {
     const instance = flow.current;
     const id = highlights.selected;
     if (!instance || !id) return;
     const frame = requestAnimationFrame(() => {
-      const node = instance.getInternalNode(id);
+      // From the boxes' own positions: far out React Flow holds no boxes to ask.
+      const node = boxesRef.current.find((b) => b.id === id);
       const box = document.querySelector(".canvas")?.getBoundingClientRect();
       if (!node || !box) return;
       const { x, y, zoom } = instance.getViewport();
-      const abs = node.internals.positionAbsolute;
-      const [left, top] = [abs.x * zoom + x, abs.y * zoom + y];
-      const [right, bottom] = [left + (node.measured.width ?? 0) * zoom, top + (node.measured.height ?? 0) * zoom];
+      const [left, top] = [node.x * zoom + x, node.y * zoom + y];
+      const [right, bottom] = [left + node.width * zoom, top + node.height * zoom];
       if (left >= 0 && top >= 0 && right <= box.width && bottom <= box.height) return;
-      void instance.setCenter(abs.x + (node.measured.width ?? 0) / 2, abs.y + (node.measured.height ?? 0) / 2, { zoom, duration: 200 });
+      void instance.setCenter(node.x + node.width / 2, node.y + node.height / 2, { zoom, duration: 200 });
     });
     return () => cancelAnimationFrame(frame);
   }, [highlights.selected]);
   const onNodeClick: NodeMouseHandler<Node<BoxData>> = useCallback((event, node) => onSelect(node.id, event), [onSelect]);
-  const onPaneClick = useCallback(() => onSelect(undefined), [onSelect]);
-  const onInit = useCallback((instance: ReactFlowInstance<Node<BoxData>, Edge>) => {
-    flow.current = instance;
-    void instance.fitView({ padding: 0.15, maxZoom: 1 });
-  }, []);
+  // Far out the boxes are a picture, so a click on it lands on the pane: find the box under the pointer.
+  const onPaneClick = useCallback(
+    (event: React.MouseEvent) => {
+      const instance = flow.current;
+      const hit = instance && instance.getViewport().zoom < FAR_ZOOM ? boxAt(boxesRef.current, instance.screenToFlowPosition({ x: event.clientX, y: event.clientY })) : undefined;
+      onSelect(hit, hit ? event : undefined);
+    },
+    [onSelect],
+  );
+  const onInit = useCallback(
+    (instance: ReactFlowInstance<Node<BoxData>, Edge>) => {
+      flow.current = instance;
+      fit();
+    },
+    [fit],
+  );
   const canvas = useRef<HTMLDivElement>(null);
   const moving = useMoving(canvas);
+  const [far, setFar] = useState(false);
   return (
     <div ref={canvas} className="canvas" data-testid="graph-canvas" data-node-count={nodes.length} data-edge-count={edges.length}>
       <ReactFlow<Node<BoxData>, Edge>
-        nodes={nodes}
-        edges={edges}
+        nodes={far ? NO_NODES : nodes}
+        edges={far ? NO_EDGES : edges}
         nodeTypes={NODE_TYPES}
         onInit={onInit}
         onNodeClick={onNodeClick}
@@ -113,8 +144,14 @@ export const GraphCanvas = memo(function GraphCanvas({
         multiSelectionKeyCode={null}
       >
         <Grid />
-        <FarClass canvas={canvas} />
-        <Controls showInteractive={false} />
+        <FarView canvas={canvas} nodes={nodes} edges={edges} onFar={setFar} />
+        <Controls showInteractive={false} showFitView={false}>
+          <ControlButton className="react-flow__controls-fitview" onClick={fit} title="Fit view" aria-label="Fit view">
+            <svg viewBox="0 0 32 30" aria-hidden="true">
+              <path d="M3.692 4.63c0-.53.4-.938.939-.938h5.215V0H4.708C2.13 0 0 2.054 0 4.63v5.216h3.692V4.631zM27.354 0h-5.2v3.692h5.17c.53 0 .984.4.984.939v5.215H32V4.631A4.624 4.624 0 0027.354 0zm.954 24.83c0 .532-.4.94-.939.94h-5.215v3.768h5.215c2.577 0 4.631-2.13 4.631-4.707v-5.139h-3.692v5.139zm-23.677.94c-.531 0-.939-.4-.939-.94v-5.138H0v5.139c0 2.577 2.13 4.707 4.708 4.707h5.138V25.77H4.631z" />
+            </svg>
+          </ControlButton>
+        </Controls>
         {nodes.length > 40 && <NearMiniMap />}
       </ReactFlow>
     </div>

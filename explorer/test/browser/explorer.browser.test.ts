@@ -74,21 +74,45 @@ describe("the Explorer in a browser (open mode)", () => {
     expect(await expander.innerText()).toBe("+1");
   });
 
-  test("zoomed far out the boxes are plain tiles without text, and zoomed back in their names return", async () => {
+  test("zoomed far out the graph is one picture in place of its boxes, a click on a tile selects its node, and zoomed back in the boxes return", async () => {
     await open(`/explorer/graph?root=${seeded.extract}`);
-    const extract = node("extract");
-    await extract.waitFor();
+    const csv = node("sales_2026.csv");
+    await csv.waitFor();
+    await page.waitForFunction(() => (document.querySelector(".react-flow__viewport") as HTMLElement | null)?.style.transform !== "translate(0px, 0px) scale(1)");
+    const csvId = (await csv.getAttribute("data-id"))!;
+    // The box's centre in flow coordinates, from where it is drawn and the view's transform.
+    const viewport = async () => {
+      const transform = await page.locator(".react-flow__viewport").evaluate((v) => (v as HTMLElement).style.transform);
+      const [x, y, zoom] = transform.match(/-?[\d.]+/g)!.map(Number);
+      return { x, y, zoom };
+    };
+    const before = await viewport();
+    const pane = (await page.locator(".react-flow").boundingBox())!;
+    const box = (await csv.boundingBox())!;
+    const centre = { x: (box.x + box.width / 2 - pane.x - before.x) / before.zoom, y: (box.y + box.height / 2 - pane.y - before.y) / before.zoom };
     const canvas = page.getByTestId("graph-canvas");
     const zoom = async (control: "zoomout" | "zoomin", until: (far: boolean) => boolean) => {
       for (let i = 0; i < 20 && !until(await canvas.evaluate((c) => c.classList.contains("far"))); i++) await page.locator(`.react-flow__controls-${control}`).click();
     };
     await zoom("zoomout", (far) => far);
     expect(await canvas.evaluate((c) => c.classList.contains("far"))).toBe(true);
-    // The box is still drawn (a tile, its colour kept); its text, badges and "+N" are not.
-    expect(await page.locator(".react-flow__node .box").first().isVisible()).toBe(true);
-    expect(await page.locator(".box-title").first().isVisible()).toBe(false);
-    expect(await page.locator('[data-testid^="expand-"]').first().isVisible()).toBe(false);
+    // No box or edge is left in the page; the picture stands in for them and is not blank.
+    await page.getByTestId("far-canvas").waitFor();
+    expect(await page.locator(".react-flow__node").count()).toBe(0);
+    expect(await page.locator(".react-flow__edge").count()).toBe(0);
+    const painted = await page.getByTestId("far-canvas").evaluate((c: HTMLCanvasElement) => {
+      const data = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
+      return n;
+    });
+    expect(painted).toBeGreaterThan(0);
     await browser.screenshot(page, "far-out");
+    // A click where the CSV's tile is drawn selects it, as a click on its box does.
+    await page.waitForTimeout(300); // the zoom's animation ends
+    const far = await viewport();
+    await page.mouse.click(pane.x + centre.x * far.zoom + far.x, pane.y + centre.y * far.zoom + far.y);
+    await page.waitForURL((url) => url.searchParams.get("sel") === csvId);
     await zoom("zoomin", (far) => !far);
     await page.locator(".box-title", { hasText: /^extract$/ }).waitFor({ state: "visible" });
   });
