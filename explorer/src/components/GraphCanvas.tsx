@@ -44,6 +44,11 @@ function FarView({ canvas, nodes, edges, onFar }: { canvas: React.RefObject<HTML
 /** What "fit" fits: the boxes' own extent (their sizes are known), so it needs neither mounted nor measured boxes. */
 const FIT = { padding: 0.15, maxZoom: 1 } as const;
 
+/** The zoom fitting these bounds gives in a pane of this size (React Flow's getViewportForBounds with FIT). */
+function fitZoom(bounds: { width: number; height: number }, width: number, height: number): number {
+  return Math.min(FIT.maxZoom, width / (bounds.width * (1 + FIT.padding)), height / (bounds.height * (1 + FIT.padding)));
+}
+
 /**
  * The minimap, only while zoomed in: far out the canvas is its own overview, and the minimap redraws every
  * one of its boxes on each frame of a pan (its viewport mask moves), which over 2,000 boxes costs more than
@@ -79,9 +84,22 @@ export const GraphCanvas = memo(function GraphCanvas({
     const bounds = boxesBounds(boxesRef.current);
     if (bounds) void flow.current?.fitBounds(bounds, FIT);
   }, []);
+  const canvas = useRef<HTMLDivElement>(null);
+  // A new layout that will fit far out is not handed to React Flow as boxes first, only to be dropped a frame
+  // later when the fit lands far out: until its fit, it is treated as far already.
+  const [fittedKey, setFittedKey] = useState<string>();
+  const fitsFar = useMemo(() => {
+    const bounds = boxesBounds(boxes);
+    const pane = canvas.current;
+    return !!bounds && fitZoom(bounds, pane?.clientWidth || window.innerWidth, pane?.clientHeight || window.innerHeight) < FAR_ZOOM;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [fitKey]);
   useEffect(() => {
     // After paint: fit the new layout (at most 1:1, so a small graph is not blown up).
-    const frame = requestAnimationFrame(fit);
+    const frame = requestAnimationFrame(() => {
+      fit();
+      setFittedKey(fitKey);
+    });
     return () => cancelAnimationFrame(frame);
   }, [fitKey, fit]);
   // A node chosen by keyboard, link or search may lie outside the view (or under the details panel): bring it in.
@@ -119,9 +137,9 @@ export const GraphCanvas = memo(function GraphCanvas({
     },
     [fit],
   );
-  const canvas = useRef<HTMLDivElement>(null);
   const moving = useMoving(canvas);
-  const [far, setFar] = useState(false);
+  const [zoomedFar, setFar] = useState(false);
+  const far = zoomedFar || (fitsFar && fittedKey !== fitKey);
   return (
     <div ref={canvas} className="canvas" data-testid="graph-canvas" data-node-count={nodes.length} data-edge-count={edges.length}>
       <ReactFlow<Node<BoxData>, Edge>
