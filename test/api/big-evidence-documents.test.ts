@@ -1,19 +1,21 @@
+import { createHash } from "node:crypto";
 import { draft } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 
 /**
- * A filed evidence document of megabytes given to verifyEvidence goes to the heavy-read thread as
- * its text, checked and parsed there (docs/api.md "Heavy reads"): the answers are those of the
- * document parsed on the event loop — valid, the differences, a body that is not JSON, a document
- * nested too deep.
+ * Evidence documents of megabytes (docs/api.md "Heavy reads"): GET /api/v1/evidence/<id> writes one
+ * in pieces, byte for byte what its digest names; given back to verifyEvidence, it goes to the
+ * heavy-read thread as its text, checked and parsed there, and the answers are those of the document
+ * parsed on the event loop — valid, the differences, a body that is not JSON, a document nested too deep.
  */
 const PARTS = 3_000;
 const VERIFY = `query($d: JSON!) { verifyEvidence(document: $d) { valid documentSha256 currentSha256 differences } }`;
 
-describe("verifyEvidence of a document of megabytes", () => {
+describe("evidence documents of megabytes", () => {
   let t: TestApp;
   let text: string;
   let sha256: string;
+  let download: Response;
 
   const post = async (body: string) => {
     const response = await t.app.yoga.fetch("http://provgraph.test/graphql", { method: "POST", headers: { "content-type": "application/json", accept: "application/graphql-response+json" }, body });
@@ -34,12 +36,17 @@ describe("verifyEvidence of a document of megabytes", () => {
       input: { operation: "join", operationVersion: "1", pipeline: "wide", step: 2, pins, inputs: [{ role: "parts", artifactIds: parts }], outputs: [{ role: "joined", artifacts: [draft("joined.csv")] }], lineage: [{ output: "joined.csv", sources: parts }] },
     });
     const join = joined.data!.recordExecution.execution.outputs[0].artifact.id;
-    const download = await t.app.yoga.fetch(`http://provgraph.test/api/v1/evidence/${join}`);
+    download = await t.app.yoga.fetch(`http://provgraph.test/api/v1/evidence/${join}`);
     text = await download.text();
     sha256 = JSON.parse(download.headers.get("etag")!).replace("sha256:", "");
     await t.app.services.heavyReads.warm();
   }, 180_000);
   afterAll(() => t.close());
+
+  test("GET /api/v1/evidence/<id> serves the document (written in pieces) with its length, and its text is what its digest names", () => {
+    expect([download.status, download.headers.get("content-length"), download.headers.get("transfer-encoding")]).toEqual([200, String(Buffer.byteLength(text)), null]);
+    expect(createHash("sha256").update(text).digest("hex")).toBe(sha256);
+  });
 
   test("the document as downloaded (over 1 MiB) is valid; its text was checked and parsed in the thread", async () => {
     expect(text.length).toBeGreaterThan(1 << 20);
