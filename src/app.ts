@@ -40,6 +40,9 @@ import { maskSecrets, registerSecretForMasking } from "./secret-masking";
 import type { SigningKeys } from "./services/compliance";
 import { createServices, type Services } from "./services/services";
 
+/** A verifyEvidence document at least this long (characters) goes to its heavy-read thread as text: a few hundred kB parse in milliseconds. */
+const RAW_JSON_MIN_CHARS = 1 << 20;
+
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 
 export interface App {
@@ -208,7 +211,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useEvidenceRoute(services.compliance, services.heavyReads, auth, logger, heavyWork),
       useRequestLog(logger, schema),
       // Bodies and query strings parsed within their size and nesting bounds, before anything is built from them.
-      useBoundedGraphQLBodies({ maxBytes: config.graphqlMaxBodyBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting }),
+      useBoundedGraphQLBodies({ maxBytes: config.graphqlMaxBodyBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting }, {
+        // A filed evidence document (megabytes) goes to the heavy-read thread that verifies it as text, checked there.
+        arguments: [{ field: "verifyEvidence", argument: "document" }],
+        minChars: RAW_JSON_MIN_CHARS,
+        maxDepth: REQUEST_LIMITS.maxJsonDepth,
+        check: (text, maxDepth) => services.heavyReads.run("checkJsonText", { text, maxDepth }),
+      }),
       // Before the cost limit and admission: an operation the token may not run is refused whole, before any of it runs.
       useOperationAuthorization(),
       ...useRequestLimits(),

@@ -13,6 +13,7 @@ import { SigningNotConfiguredError } from "../services/compliance";
 import { isIdOfKind } from "../services/ids";
 import { type HeavyReads, RequestBudget } from "../services/heavy-reads";
 import { requestIdOf } from "./request-log";
+import { TEXT_CHUNK_CHARS, textInChunks } from "./text-in-chunks";
 import { decodedPathSegment } from "./request-target";
 
 /** The statuses of refusals that are not a 400 (and carry no HTTP hint of their own). */
@@ -89,11 +90,13 @@ export function useEvidenceRoute(
         const pkg = await (heavyWork ? heavyWork.run(viewed) : viewed());
         const signature = format === "jws" ? pkg.signature : null;
         if (format === "jws" && !signature) throw new SigningNotConfiguredError();
-        const body = request.method === "HEAD" ? null : (signature?.jws ?? pkg.text);
+        const text = signature?.jws ?? pkg.text;
+        const body = request.method === "HEAD" ? null : text.length > TEXT_CHUNK_CHARS ? textInChunks(text, fetchAPI.ReadableStream) : text;
         endResponse(
-          new fetchAPI.Response(body, {
+          new fetchAPI.Response(body as BodyInit | null, {
             status: 200,
             headers: {
+              ...(body !== null && typeof body !== "string" ? { "content-length": String(Buffer.byteLength(text)) } : {}),
               "content-type": signature ? "application/jose" : "application/json; charset=utf-8",
               ...(pkg.signature ? { "x-provgraph-signing-key": pkg.signature.keyId } : {}),
               etag: `"sha256:${pkg.sha256}"`,
@@ -117,3 +120,4 @@ export function useEvidenceRoute(
     },
   };
 }
+

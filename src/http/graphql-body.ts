@@ -1,7 +1,11 @@
+import { isAscii } from "node:buffer";
 import { createGraphQLError, type Plugin } from "graphql-yoga";
 import { limitError } from "../limits";
 import { jsonTextNestsDeeper } from "../limits/json-nesting";
+import { RawJsonText } from "../services/raw-json-text";
+import { yieldToEventLoop } from "../services/recording/yield";
 import { type BodyBounds, BodyBoundError, readBoundedBody } from "./bounded-body";
+import { type RawJsonArgument, splitRawJsonVariables } from "./raw-json-variables";
 
 /** What Yoga's request parsers hand on: the GraphQL parameters of one request. */
 interface GraphQLParams {
@@ -19,11 +23,11 @@ interface GraphQLParams {
  * string's and a form body's `variables` and `extensions` are checked the same way before they are
  * parsed. Multipart bodies (file uploads) are not served (createYoga: multipart off).
  */
-export function useBoundedGraphQLBodies(bounds: BodyBounds): Plugin {
+export function useBoundedGraphQLBodies(bounds: BodyBounds, rawJson?: RawJsonVariables): Plugin {
   return {
     onRequestParse({ request, setRequestParser }) {
       if (request.method === "GET") setRequestParser((r) => paramsOf(new URLSearchParams(r.url.slice(r.url.indexOf("?") + 1)), bounds));
-      else if (request.method === "POST" && (isContentType(request, "application/json") || isContentType(request, "application/graphql+json"))) setRequestParser((r) => parseJsonBody(r, bounds));
+      else if (request.method === "POST" && (isContentType(request, "application/json") || isContentType(request, "application/graphql+json"))) setRequestParser((r) => parseJsonBody(r, bounds, rawJson));
       else if (request.method === "POST" && isContentType(request, "application/x-www-form-urlencoded")) {
         setRequestParser(async (r) => paramsOf(new URLSearchParams((await read(r, { ...bounds, maxNesting: Number.POSITIVE_INFINITY })).toString("utf8")), bounds));
       }
@@ -31,8 +35,41 @@ export function useBoundedGraphQLBodies(bounds: BodyBounds): Plugin {
   };
 }
 
-async function parseJsonBody(request: Request, bounds: BodyBounds): Promise<GraphQLParams> {
-  const text = (await read(request, bounds)).toString("utf8");
+/**
+ * Big JSON variables kept as text (RawJsonText) for the fields that take them so (a filed evidence
+ * document for verifyEvidence: megabytes): the event loop neither parses them nor clones their tree
+ * to a heavy-read thread. `check` tells off the event loop whether such a text is JSON and how deep
+ * it nests, so the request is refused as before when it is not.
+ */
+export interface RawJsonVariables {
+  arguments: readonly RawJsonArgument[];
+  /** Bodies at least this long are looked at; variables at least this long are kept as text. */
+  minChars: number;
+  maxDepth: number;
+  check(text: string, maxDepth: number): Promise<{ valid: boolean; tooDeep: boolean }>;
+}
+
+/** A body this long (characters) is parsed in a turn of the event loop of its own, after it was read. */
+const BIG_BODY_CHARS = 1 << 20;
+
+async function parseJsonBody(request: Request, bounds: BodyBounds, rawJson: RawJsonVariables | undefined): Promise<GraphQLParams> {
+  const bytes = await read(request, bounds);
+  // A big body: its decoding, its parsing and what follows each take a turn of the event loop of their own.
+  const big = bytes.length >= BIG_BODY_CHARS;
+  if (big) await yieldToEventLoop();
+  const text = textOf(bytes);
+  if (big) await yieldToEventLoop();
+  const split = rawJson && text.length >= rawJson.minChars ? splitRawJsonVariables(text, rawJson.arguments, rawJson.minChars) : null;
+  if (split) {
+    const variables = split.body.variables as Record<string, unknown>;
+    for (const [name, raw] of split.raw) {
+      const { valid, tooDeep } = await rawJson!.check(raw, rawJson!.maxDepth);
+      if (!valid) throw badRequest("POST body sent invalid JSON.");
+      // Refused (JSON_TOO_DEEP) by the JSON scalar, whose message shows the value: parsed, as before.
+      variables[name] = tooDeep ? JSON.parse(raw) : new RawJsonText(raw);
+    }
+    return split.body as GraphQLParams;
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -41,6 +78,11 @@ async function parseJsonBody(request: Request, bounds: BodyBounds): Promise<Grap
   }
   if (body === null || typeof body !== "object") throw badRequest(`POST body is expected to be object but received ${body === null ? "null" : typeof body}`);
   return body as GraphQLParams;
+}
+
+/** UTF-8 bytes as text: ASCII (what JSON mostly is) is decoded as Latin-1, the same text many times faster. */
+function textOf(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
 }
 
 /** A query string's or form's GraphQL parameters, its JSON ones checked for nesting before they are parsed. */

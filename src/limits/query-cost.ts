@@ -3,6 +3,7 @@ import { createComplexityRule } from "graphql-query-complexity";
 import type { Plugin } from "graphql-yoga";
 import { type BoundedPart, costEstimators } from "./cost-estimators";
 import { formatCount, limitError } from "./limit-error";
+import { RawJsonText } from "../services/raw-json-text";
 import { REQUEST_LIMITS } from "./request-limits";
 
 /**
@@ -117,6 +118,8 @@ function variablesForCost(schema: GraphQLSchema, operation: OperationDefinitionN
 }
 
 function firstItems(value: unknown): unknown {
+  // A JSON value kept as text (megabytes): what it holds costs nothing either.
+  if (value instanceof RawJsonText) return {};
   if (Array.isArray(value)) return value.slice(0, 1).map(firstItems);
   if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, firstItems(item)]));
   return value;

@@ -402,32 +402,46 @@ function schemaFieldsOf(facets: Record<string, unknown>, pointer: string, column
   return fields;
 }
 
+/**
+ * A column-lineage facet's fields and dataset dependencies. A wide facet has tens of thousands of
+ * fields: the JSON pointers a refusal would name are only made when one is refused (LazyPointer).
+ */
 function columnLineageOf(facet: Record<string, unknown>, pointer: string): OutputColumnLineage {
-  const fields = Object.entries(record(facet.fields)).map(([field, value]) => {
-    const entry = record(value);
-    const at = `${pointer}/fields/${escapePointer(field)}`;
-    safe(field, at);
+  const entries = record(facet.fields);
+  const fields: OutputColumnLineage["fields"] = [];
+  for (const field of Object.keys(entries)) {
+    const entry = record(entries[field]);
+    const at = () => `${pointer}/fields/${escapePointer(field)}`;
+    safeAt(field, at, "");
     // Column lineage 1-0-x put one transformationType (IDENTITY | MASKED) on the output field.
     const legacy = typeof entry.transformationType === "string" ? entry.transformationType : null;
     const legacyDescription = typeof entry.transformationDescription === "string" ? entry.transformationDescription : null;
-    return { field, inputs: list(entry.inputFields).map((d, i) => dependencyOf(d, `${at}/inputFields/${i}`, legacy, legacyDescription)) };
-  });
-  return { fields, dataset: list(facet.dataset).map((d, i) => dependencyOf(d, `${pointer}/dataset/${i}`, null, null)) };
+    const reported = list(entry.inputFields);
+    const inputs: ColumnDependency[] = new Array(reported.length);
+    for (let i = 0; i < reported.length; i++) inputs[i] = dependencyOf(reported[i], () => `${at()}/inputFields/${i}`, legacy, legacyDescription);
+    fields.push({ field, inputs });
+  }
+  return { fields, dataset: list(facet.dataset).map((d, i) => dependencyOf(d, () => `${pointer}/dataset/${i}`, null, null)) };
 }
 
-function dependencyOf(value: unknown, pointer: string, legacyType: string | null, legacyDescription: string | null): ColumnDependency {
+/** A JSON pointer made when it is needed (a refusal names it). */
+type LazyPointer = () => string;
+
+function dependencyOf(value: unknown, pointer: LazyPointer, legacyType: string | null, legacyDescription: string | null): ColumnDependency {
   const dependency = record(value);
   const reported = list(dependency.transformations);
   const transformations: Transformation[] =
     reported.length > 0
-      ? reported.map((t, i) => transformationOf(record(t), `${pointer}/transformations/${i}`))
+      ? reported.map((t, i) => transformationOf(record(t), () => `${pointer()}/transformations/${i}`))
       : // No transformations (column lineage 1-0-x): the field's value reaches the output.
         [{ type: "DIRECT", subtype: legacyType, description: legacyDescription, masking: legacyType === "MASKED" }];
-  return { ...datasetName(dependency, pointer), field: safe(String(dependency.field), `${pointer}/field`), transformations };
+  const name = safeAt(String(dependency.name), pointer, "/name");
+  if (!name.trim()) throw new InvalidEventError(`${pointer()}/name`, "must not be empty");
+  return { namespace: safeAt(String(dependency.namespace), pointer, "/namespace"), name, field: safeAt(String(dependency.field), pointer, "/field"), transformations };
 }
 
-function transformationOf(t: Record<string, unknown>, pointer: string): Transformation {
-  if (t.type !== "DIRECT" && t.type !== "INDIRECT") throw new InvalidEventError(`${pointer}/type`, `must be DIRECT or INDIRECT, got ${JSON.stringify(t.type)}`);
+function transformationOf(t: Record<string, unknown>, pointer: LazyPointer): Transformation {
+  if (t.type !== "DIRECT" && t.type !== "INDIRECT") throw new InvalidEventError(`${pointer()}/type`, `must be DIRECT or INDIRECT, got ${JSON.stringify(t.type)}`);
   return { type: t.type, subtype: optionalText(t.subtype), description: optionalText(t.description), masking: t.masking === true };
 }
 
@@ -463,6 +477,13 @@ function datasetName(value: Record<string, unknown>, pointer: string): DatasetNa
 function safe(value: string, pointer: string): string {
   const reason = unsafeTextReason(value);
   if (reason) throw new InvalidEventError(pointer, reason);
+  return value;
+}
+
+/** safe, naming `pointer()` + `suffix` when it refuses. */
+function safeAt(value: string, pointer: LazyPointer, suffix: string): string {
+  const reason = unsafeTextReason(value);
+  if (reason) throw new InvalidEventError(`${pointer()}${suffix}`, reason);
   return value;
 }
 

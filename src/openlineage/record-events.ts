@@ -222,7 +222,10 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
   // newest version known when its event comes (stored, or produced by an earlier event of the chunk).
   const newest = await newestVersions(tx, deps.provider, [...runs.values()], factsOf);
   const producedInChunk = new Map<string, { id: ArtifactId; version: string }[]>();
+  // A chunk of hundreds of events is folded, and its requests made, a slice at a time between other requests' turns.
+  const slice = turnSlicer();
   for (const { index, event } of runEvents) {
+    await slice();
     if (duplicate[index]) continue;
     const run = runs.get(event.runId)!;
     const done = run.events.findIndex((e) => e.index === index) + 1;
@@ -263,18 +266,15 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
     }
   }
   const states = [...runs.values()].flatMap((run) => run.states.map((state) => ({ run, state })));
-  const items: PrepareItem[] = [
-    ...stubs.map((stub) => ({
-      operation: stub.operation,
-      request: checkRequestShape({ operation: stub.operation.name, operationVersion: stub.operation.version, inputs: [], outputs: [], status: "STARTED" }),
-      ids: { runId: stub.runId, specId: specIdOfRun(stub.job, stub.runId), recordedAt: instants[stub.index] },
-    })),
-    ...states.map(({ run, state }) => ({
-      operation: run.operation,
-      request: requestOf(run, state),
-      ids: { runId: run.runId, specId: run.existing?.specId ?? specIdOfRun(state.fold.job, run.runId), recordedAt: state.instant },
-    })),
-  ];
+  const items: PrepareItem[] = stubs.map((stub) => ({
+    operation: stub.operation,
+    request: checkRequestShape({ operation: stub.operation.name, operationVersion: stub.operation.version, inputs: [], outputs: [], status: "STARTED" }),
+    ids: { runId: stub.runId, specId: specIdOfRun(stub.job, stub.runId), recordedAt: instants[stub.index] },
+  }));
+  for (const { run, state } of states) {
+    await slice();
+    items.push({ operation: run.operation, request: requestOf(run, state), ids: { runId: run.runId, specId: run.existing?.specId ?? specIdOfRun(state.fold.job, run.runId), recordedAt: state.instant } });
+  }
   // What the drafts use: the artifacts the chunk stages, and the stored ones the runs used before (read above).
   const pendingArtifacts = [...[...artifacts.values()].map((a) => artifactRecord(a, at)), ...usedArtifacts.filter((a) => !artifacts.has(a.id)).map(toArtifactRecord)];
   const pending: PendingRecords = {

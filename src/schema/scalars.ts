@@ -4,6 +4,7 @@ import { builder } from "./builder";
 import { formatCount, limitError } from "../limits";
 import { jsonDepthExceeds } from "../limits/json-depth";
 import { REQUEST_LIMITS } from "../limits/request-limits";
+import { RawJsonText } from "../services/raw-json-text";
 
 const { maxJsonDepth } = REQUEST_LIMITS;
 
@@ -17,6 +18,8 @@ const JSONScalar = new GraphQLScalarType({
   ...JSONResolver.toConfig(),
   description: `${JSONResolver.description} As an input, at most ${maxJsonDepth} objects and lists deep (JSON_TOO_DEEP).`,
   parseValue: (value) => {
+    // A big value kept as its text for a field that reads it so (checked, depth included, off the event loop when the body was read).
+    if (value instanceof RawJsonText) return value;
     if (jsonDepthExceeds(value, maxJsonDepth)) throw jsonTooDeep();
     return JSONResolver.parseValue(value);
   },

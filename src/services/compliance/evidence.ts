@@ -4,6 +4,7 @@ import { canonicalJson } from "../canonical-json";
 import type { ColumnServices } from "../columns";
 import { InvalidArgumentError, NotFoundError } from "../errors";
 import { dateOf } from "../recording";
+import { documentOf, documentOrText, type DocumentOrText } from "../raw-json-text";
 import { type ArtifactId, isIdOfKind } from "../ids";
 import type { DocumentSignature, DocumentSigner, SignatureCheck } from "./document-signer";
 import { evidenceStatement } from "./evidence-sql";
@@ -229,10 +230,10 @@ export class EvidenceReader {
     jws?: string | null,
     options: {
       hiddenRuns?: (runIds: string[]) => Promise<string[]>;
-      check?: (args: { document: unknown; withheld: string[]; signedPayload: string | null }) => Promise<EvidenceCheck>;
+      check?: (args: DocumentOrText & { withheld: string[]; signedPayload: string | null }) => Promise<EvidenceCheck>;
     } = {},
   ): Promise<EvidenceVerification> {
-    const { hiddenRuns = async () => [], check = (args) => this.check(args.document, args.withheld, args.signedPayload) } = options;
+    const { hiddenRuns = async () => [], check = (args) => this.check(documentOf(args), args.withheld, args.signedPayload) } = options;
     const signature = jws == null ? null : this.signer.verify(jws);
     if (document === undefined || document === null) {
       if (signature === null) throw new InvalidArgumentError("document", "give the evidence document, its signature (jws), or both");
@@ -244,9 +245,11 @@ export class EvidenceReader {
       }
     }
     const signedPayload = signature?.valid ? signature.payload : null;
-    let checked = await check({ document, withheld: [], signedPayload });
+    // A document given as its text (RawJsonText) is parsed where it is checked.
+    const given = documentOrText(document);
+    let checked = await check({ ...given, withheld: [], signedPayload });
     const hidden = checked.runIds.length > 0 ? await hiddenRuns(checked.runIds) : [];
-    if (hidden.length > 0) checked = await check({ document, withheld: hidden, signedPayload });
+    if (hidden.length > 0) checked = await check({ ...given, withheld: hidden, signedPayload });
     if (signature?.valid && checked.signsDocument === false) Object.assign(signature, { valid: false, reason: "the signature is valid, but for another document than the one given" });
     return { valid: checked.valid, signature, documentSha256: checked.documentSha256, currentSha256: checked.currentSha256, differences: checked.differences };
   }

@@ -1,6 +1,7 @@
 import type { ReadDatabase } from "../../db/client";
 import { createColumnServices } from "../columns";
 import { ResultTooLargeError } from "../errors";
+import { documentOf, type DocumentOrText } from "../raw-json-text";
 import type { HeavyReadContext, HeavyReadJobs } from "../heavy-reads";
 import { DocumentSigner } from "./document-signer";
 import { type EvidenceCheck, type EvidenceContent, type EvidencePackage, evidencePackageOf, type EvidenceQuery, EvidenceReader } from "./evidence";
@@ -45,8 +46,8 @@ export function evidenceReads(histories: readonly RunHistory[]) {
   return {
     evidencePackage: async (args: { query: EvidenceQuery; withheld: string[] }, ctx: HeavyReadContext): Promise<ServedEvidenceContent> =>
       served(await ctx.use(evidenceOver).content(args.query, args.withheld), ctx.maxResultNodes),
-    verifyEvidence: (args: { document: unknown; withheld: string[]; signedPayload: string | null }, ctx: HeavyReadContext): Promise<EvidenceCheck> =>
-      ctx.use(evidenceOver).check(args.document, args.withheld, args.signedPayload),
+    verifyEvidence: (args: DocumentOrText & { withheld: string[]; signedPayload: string | null }, ctx: HeavyReadContext): Promise<EvidenceCheck> =>
+      ctx.use(evidenceOver).check(documentOf(args), args.withheld, args.signedPayload),
   } satisfies HeavyReadJobs;
 }
 

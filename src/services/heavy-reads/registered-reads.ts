@@ -4,6 +4,7 @@ import { evidenceReads } from "../compliance";
 import { graphViewReads } from "../graph-views/heavy-reads";
 import { lineageReads } from "../lineage";
 import type { HeavyReadJobs } from "./heavy-read-job";
+import { jsonTextReads } from "./json-text-reads";
 
 /**
  * Every heavy read, by name: the rooms' own lists, in one place, so a thread loads them all and a
@@ -13,6 +14,7 @@ export const HEAVY_READS = {
   ...graphViewReads,
   ...lineageReads,
   ...columnReads,
+  ...jsonTextReads,
   // The run histories the app registers with the evidence reader in process (app.ts), for the same as-of answers.
   ...evidenceReads([openLineageRunHistory]),
 } satisfies HeavyReadJobs;

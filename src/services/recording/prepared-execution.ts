@@ -8,6 +8,7 @@ import { inferAndValidateLineage } from "./lineage-pipeline";
 import type { PendingRecords } from "./pending-records";
 import { prismaReadPort } from "./prisma-read-port";
 import type { RecordExecutionRequest } from "./request-shape";
+import { turnSlicer } from "./yield";
 
 /** One execution that passed the lineage pipeline: everything staging needs, nothing written yet. */
 export interface PreparedExecution {
@@ -63,7 +64,10 @@ export async function prepareExecutions(tx: DbTx, plugins: readonly ProvgraphPlu
   const context = await loadDraftContext(tx, items.map((item) => item.request), pending);
   const port = prismaReadPort(tx, pending);
   const results: (PreparedExecution | ProvenanceError)[] = [];
+  // Many drafts (a batch of events, recordExecutions) are built and checked a slice at a time between other requests' turns.
+  const slice = turnSlicer();
   for (const { operation, request, ids } of items) {
+    await slice();
     try {
       const { draft, inputs } = await buildDraft(context, operation, request, ids.runId, ids.specId, port);
       const { edges } = await inferAndValidateLineage(plugins, draft, port);
