@@ -121,6 +121,13 @@ describe("the Explorer in a browser (open mode)", () => {
     await open(`/explorer/graph?root=${seeded.extract}&depth=2&dir=DOWNSTREAM`);
     await node("sales_2026.csv").click();
     await page.getByRole("button", { name: "Path from here" }).click();
+    // The report lies under the details panel now open over the canvas's right side: drag the graph left
+    // to bring it out, as a user does, then click it.
+    const pane = (await page.locator(".react-flow__pane").boundingBox())!;
+    await page.mouse.move(pane.x + 420, pane.y + pane.height - 40);
+    await page.mouse.down();
+    await page.mouse.move(pane.x + 20, pane.y + pane.height - 40, { steps: 8 });
+    await page.mouse.up();
     await node("sales_2026_clean_report.pdf").click();
     await page.getByTestId("path-to-here").click();
     await page.getByTestId("path-status").waitFor();
