@@ -1,4 +1,5 @@
 import { type DocumentNode, Kind, type OperationDefinitionNode, parse, type TypeNode, visit } from "graphql";
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "../limits/json-nesting";
 
 /** A root field's argument whose resolver takes a big JSON value as its text (RawJsonText): e.g. verifyEvidence's `document`. */
 export interface RawJsonArgument {
@@ -106,12 +107,6 @@ interface Member {
   end: number;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 

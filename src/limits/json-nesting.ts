@@ -47,9 +47,10 @@ export function jsonTextNestsDeeper(text: string | Uint8Array, maxDepth: number)
   return !guard.push(typeof text === "string" ? Buffer.from(text, "utf8") : text);
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+/** The JSON characters a scan over raw text looks for (here and in src/http/raw-json-variables.ts). */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
