@@ -74,8 +74,10 @@ describe("group commit through the API: 50 concurrent recordings, every fifth in
       .filter((i) => i % 5 !== 4)
       .flatMap((i) => [`s${i}_a.csv`, `s${i}_b.csv`].map((target) => `s${i}.csv → ${target}`));
     expect(stored.map((e) => `${e.source} → ${e.target}`).sort()).toEqual(expected.sort());
-    // Every recording was one unit on the commit path (its inputs are read inside it), and they were coalesced.
+    // Every recording was one unit on the commit path (its inputs are read inside it), and they were coalesced:
+    // fewer than half as many transactions as units. (Typically 5-6 on PostgreSQL and 1-3 on SQLite; a CI run
+    // on a loaded machine counted 10 on PostgreSQL, so the bound is not tighter. Without coalescing it is 50.)
     expect(stats.units - statsBefore.units).toBe(50);
-    expect(stats.transactions - statsBefore.transactions).toBeLessThan(10);
+    expect(stats.transactions - statsBefore.transactions).toBeLessThan(25);
   });
 });
