@@ -1,4 +1,4 @@
-import { Background, ControlButton, Controls, type Edge, MiniMap, type Node, type NodeMouseHandler, ReactFlow, type ReactFlowInstance, useStore } from "@xyflow/react";
+import { Background, ControlButton, Controls, type Edge, getViewportForBounds, MiniMap, type Node, type NodeMouseHandler, ReactFlow, type ReactFlowInstance, useStore } from "@xyflow/react";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { absoluteBoxes, boxAt, boxesBounds } from "../graph/far-picture";
 import { type BoxData, FlowCache, flowEdges, flowNodes, type Highlights } from "../graph/flow-elements";
@@ -51,10 +51,7 @@ function FarView({ canvas, nodes, edges, onFar }: { canvas: React.RefObject<HTML
 /** What "fit" fits: the boxes' own extent (their sizes are known), so it needs neither mounted nor measured boxes. */
 const FIT = { padding: 0.15, maxZoom: 1 } as const;
 
-/** The zoom fitting these bounds gives in a pane of this size (React Flow's getViewportForBounds with FIT). */
-function fitZoom(bounds: { width: number; height: number }, width: number, height: number): number {
-  return Math.min(FIT.maxZoom, width / (bounds.width * (1 + FIT.padding)), height / (bounds.height * (1 + FIT.padding)));
-}
+const MIN_ZOOM = 0.05;
 
 /**
  * The minimap, only while zoomed in: far out the canvas is its own overview, and the minimap redraws every
@@ -98,7 +95,8 @@ export const GraphCanvas = memo(function GraphCanvas({
   const fitsFar = useMemo(() => {
     const bounds = boxesBounds(boxes);
     const pane = canvas.current;
-    return !!bounds && fitZoom(bounds, pane?.clientWidth || window.innerWidth, pane?.clientHeight || window.innerHeight) < FAR_ZOOM;
+    // The zoom the fit will land on: React Flow's own computation, for this pane.
+    return !!bounds && getViewportForBounds(bounds, pane?.clientWidth || window.innerWidth, pane?.clientHeight || window.innerHeight, MIN_ZOOM, FIT.maxZoom, FIT.padding).zoom < FAR_ZOOM;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [fitKey]);
   useEffect(() => {
@@ -162,7 +160,7 @@ export const GraphCanvas = memo(function GraphCanvas({
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable
-        minZoom={0.05}
+        minZoom={MIN_ZOOM}
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
         deleteKeyCode={null}
