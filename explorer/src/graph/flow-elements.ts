@@ -4,10 +4,10 @@
  * one colour), and the highlights (a path, a column's lineage, what just arrived live).
  */
 import type { Edge, Node } from "@xyflow/react";
-import { MarkerType } from "@xyflow/react";
+import { MarkerType, type NodeHandle, Position } from "@xyflow/react";
 import type { GraphEdgeFieldsFragment } from "../api/generated";
 import type { GraphModel, GraphNode } from "./graph-model";
-import { COLUMN_HEADER, COLUMN_ROW, sizeOf } from "./node-size";
+import { COLUMN_HEADER, COLUMN_ROW, HANDLE, handlesOf, sizeOf } from "./node-size";
 
 export interface Highlights {
   selected?: string;
@@ -85,6 +85,7 @@ export function flowNodes(model: GraphModel, highlights: Highlights, cache = new
           position: node.position ?? { x: 0, y: 0 },
           width: size.width,
           height: size.height,
+          handles: flowHandles(node.kind, size),
           selected,
           data: { node, expandedUp, expandedDown, columnCount: count, isRoot, lit, dim, fresh },
         };
@@ -106,6 +107,7 @@ export function flowNodes(model: GraphModel, highlights: Highlights, cache = new
           position: { x: 8, y: COLUMN_HEADER + i * COLUMN_ROW },
           width: sizeOf(column).width,
           height: sizeOf(column).height,
+          handles: flowHandles("COLUMN", sizeOf(column)),
           selected,
           data: { node: column, expandedUp: false, expandedDown: false, columnCount: 0, isRoot: false, lit, dim, fresh: false },
         })),
@@ -114,6 +116,20 @@ export function flowNodes(model: GraphModel, highlights: Highlights, cache = new
   }
   cache.keep(new Set(out.map((n) => n.id)));
   return out;
+}
+
+/**
+ * A box's handles as React Flow takes them (node-size.ts says where they sit). With them and the box's size
+ * React Flow draws a new box's edges in the same render as the box, and, mounting only the boxes in view
+ * (GraphCanvas.tsx), it no longer mounts every new box to measure it first: an expansion of +98 into a
+ * zoomed-in view mounts the ~20 that land in view, not all 98.
+ */
+function flowHandles(kind: GraphNode["kind"], size: { width: number; height: number }): NodeHandle[] {
+  const { target, source } = handlesOf(kind, size);
+  return [
+    { type: "target", position: Position.Left, ...target, width: HANDLE, height: HANDLE },
+    { type: "source", position: Position.Right, ...source, width: HANDLE, height: HANDLE },
+  ];
 }
 
 /** `${nodeId}|${side}` of every expansion shown, looked up once instead of once per node. */

@@ -14,3 +14,26 @@ export function sizeOf(node: GraphNode, columnCount = 0): { width: number; heigh
   return { width: ARTIFACT.width, height: ARTIFACT.height + (columnCount ? columnCount * COLUMN_ROW + 8 : 0) };
 }
 
+
+/** `.react-flow__handle` in styles.css: 6 px square, centred on the box's left or right inner edge. */
+export const HANDLE = 6;
+/**
+ * The borders in styles.css the handles sit inside: a `.box` is positioned, so its handles are placed inside
+ * its 1 px border (an artifact's coloured left border is 4 px); a `.column-row` is not, so a column's
+ * handles are placed against React Flow's own node element, which has no border.
+ */
+const BOX_BORDER = { left: 1, right: 1 };
+const ARTIFACT_BORDER = { left: 4, right: 1 };
+const NO_BORDER = { left: 0, right: 0 };
+
+/**
+ * Where a box's two handles sit, relative to the box, as the browser lays them out (absolutely placed in
+ * the box's padding box, so inside its borders, and centred on its edge by a 50% translate). Given to
+ * React Flow with the box's size, it draws edges without first measuring every new box in the page (a
+ * ResizeObserver pass, a forced layout, and a second render of the boxes and then their edges).
+ */
+export function handlesOf(kind: GraphNode["kind"], size: { width: number; height: number }): { target: { x: number; y: number }; source: { x: number; y: number } } {
+  const border = kind === "COLUMN" ? NO_BORDER : kind === "RUN" ? BOX_BORDER : ARTIFACT_BORDER;
+  const y = size.height / 2 - HANDLE / 2;
+  return { target: { x: border.left - HANDLE / 2, y }, source: { x: size.width - border.right - HANDLE / 2, y } };
+}

@@ -1,4 +1,5 @@
 import type { Page } from "playwright-core";
+import { handlesOf } from "../../src/graph/node-size";
 import { type Browser, launchBrowser } from "../support/browser";
 import { type ExplorerServer, startExplorerServer } from "../support/explorer-server";
 import { gql, recordRun, type Seeded, seedStore } from "../support/seed-store";
@@ -157,6 +158,30 @@ describe("the Explorer in a browser (open mode)", () => {
     await page.locator('[data-testid="column-node"]', { hasText: "amount" }).first().click();
     await page.waitForFunction(() => document.querySelectorAll(".column-row.lit").length >= 3);
     await browser.screenshot(page, "columns");
+  });
+
+  test("every box's handles lie where the page tells React Flow they are, so edges drawn before measuring meet their boxes", async () => {
+    await open(`/explorer/graph?root=${seeded.ordersClean}&cols=1`);
+    await page.locator('[data-testid="column-node"]').first().waitFor();
+    await page.locator(".react-flow__node-run").first().waitFor();
+    const boxes = await page.evaluate(() => {
+      const viewport = document.querySelector<HTMLElement>(".react-flow__viewport")!;
+      const zoom = new DOMMatrixReadOnly(getComputedStyle(viewport).transform).a;
+      return [...document.querySelectorAll<HTMLElement>(".react-flow__node")].map((box) => {
+        const outer = box.getBoundingClientRect();
+        const at = (kind: string) => {
+          const handle = box.querySelector(`:scope > * > .react-flow__handle.${kind}, :scope > .react-flow__handle.${kind}`)!.getBoundingClientRect();
+          return { x: (handle.left - outer.left) / zoom, y: (handle.top - outer.top) / zoom };
+        };
+        return { type: /react-flow__node-(\w+)/.exec(box.className)![1], width: outer.width / zoom, height: outer.height / zoom, target: at("target"), source: at("source") };
+      });
+    });
+    expect(new Set(boxes.map((b) => b.type))).toEqual(new Set(["artifact", "run", "column"]));
+    const near = (a: { x: number; y: number }, b: { x: number; y: number }) => Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5;
+    for (const box of boxes) {
+      const declared = handlesOf(box.type === "run" ? "RUN" : box.type === "column" ? "COLUMN" : "ARTIFACT", { width: Math.round(box.width), height: Math.round(box.height) });
+      expect({ box, target: near(box.target, declared.target), source: near(box.source, declared.source) }).toEqual({ box, target: true, source: true });
+    }
   });
 
   test("the stepper plays the pipeline step by step", async () => {
