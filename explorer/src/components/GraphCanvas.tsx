@@ -1,5 +1,5 @@
 import { Background, ControlButton, Controls, type Edge, getViewportForBounds, MiniMap, type Node, type NodeMouseHandler, ReactFlow, type ReactFlowInstance, useStore } from "@xyflow/react";
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { absoluteBoxes, boxAt, boxesBounds } from "../graph/far-picture";
 import { type BoxData, FlowCache, flowEdges, flowNodes, type Highlights } from "../graph/flow-elements";
 import type { GraphModel } from "../graph/graph-model";
@@ -53,6 +53,11 @@ const FIT = { padding: 0.15, maxZoom: 1 } as const;
 
 const MIN_ZOOM = 0.05;
 
+/** The zoom a fit of these bounds lands on in this pane: React Flow's own computation. */
+function fitZoom(bounds: { x: number; y: number; width: number; height: number }, pane: { width: number; height: number }): number {
+  return getViewportForBounds(bounds, pane.width, pane.height, MIN_ZOOM, FIT.maxZoom, FIT.padding).zoom;
+}
+
 /**
  * The minimap, only while zoomed in: far out the canvas is its own overview, and the minimap redraws every
  * one of its boxes on each frame of a pan (its viewport mask moves), which over 2,000 boxes costs more than
@@ -84,29 +89,54 @@ export const GraphCanvas = memo(function GraphCanvas({
   const boxes = useMemo(() => absoluteBoxes(nodes), [nodes]);
   const boxesRef = useRef(boxes);
   boxesRef.current = boxes;
-  const fit = useCallback(() => {
-    const bounds = boxesBounds(boxesRef.current);
-    if (bounds) void flow.current?.fitBounds(bounds, FIT);
-  }, []);
   const canvas = useRef<HTMLDivElement>(null);
+  /** Fits the boxes in the pane; answers the zoom it lands on (known at once, while React Flow moves there later). */
+  const fit = useCallback((): number | undefined => {
+    const bounds = boxesBounds(boxesRef.current);
+    const element = canvas.current;
+    if (!bounds || !flow.current || !element) return undefined;
+    void flow.current.fitBounds(bounds, FIT);
+    return fitZoom(bounds, { width: element.clientWidth, height: element.clientHeight });
+  }, []);
   // A new layout that will fit far out is not handed to React Flow as boxes first, only to be dropped a frame
   // later when the fit lands far out: until its fit, it is treated as far already.
   const [fittedKey, setFittedKey] = useState<string>();
+  const [zoomedFar, setFar] = useState(false);
+  // The pane's size, read before the first paint: on the canvas's first render its element does not exist
+  // yet, and a guess from the window's size (larger than the pane) predicted near for a neighbourhood of
+  // 200 whose fit lands just under FAR_ZOOM, so its boxes were mounted, measured and dropped again.
+  const [pane, setPane] = useState<{ width: number; height: number }>();
+  useLayoutEffect(() => {
+    const element = canvas.current;
+    if (!element) return;
+    const [width, height] = [element.clientWidth, element.clientHeight];
+    setPane((known) => (known?.width === width && known.height === height ? known : { width, height }));
+  }, [fitKey]);
   const fitsFar = useMemo(() => {
     const bounds = boxesBounds(boxes);
-    const pane = canvas.current;
-    // The zoom the fit will land on: React Flow's own computation, for this pane.
-    return !!bounds && getViewportForBounds(bounds, pane?.clientWidth || window.innerWidth, pane?.clientHeight || window.innerHeight, MIN_ZOOM, FIT.maxZoom, FIT.padding).zoom < FAR_ZOOM;
+    return !!bounds && !!pane && fitZoom(bounds, pane) < FAR_ZOOM;
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [fitKey]);
+  }, [fitKey, pane]);
+  // Fits the layout of `key` and ends its prediction. Far or near is said in the same render: left to
+  // FarView's effect it came once React Flow had moved, a render later, and a layout that fits far out was
+  // mounted as boxes for that render and dropped again (201 boxes mounted, measured and unmounted when a
+  // neighbourhood opened). Before React Flow is ready (onInit) nothing is fitted and the prediction stands.
+  const fitLayout = useCallback(
+    (key: string) => {
+      const zoom = fit();
+      if (zoom === undefined) return;
+      setFar(zoom < FAR_ZOOM);
+      setFittedKey(key);
+    },
+    [fit],
+  );
+  const fitKeyRef = useRef(fitKey);
+  fitKeyRef.current = fitKey;
   useEffect(() => {
     // After paint: fit the new layout (at most 1:1, so a small graph is not blown up).
-    const frame = requestAnimationFrame(() => {
-      fit();
-      setFittedKey(fitKey);
-    });
+    const frame = requestAnimationFrame(() => fitLayout(fitKey));
     return () => cancelAnimationFrame(frame);
-  }, [fitKey, fit]);
+  }, [fitKey, fitLayout]);
   // A node chosen by keyboard, link or search may lie outside the view (or under the details panel): bring it in.
   useEffect(() => {
     const instance = flow.current;
@@ -138,13 +168,13 @@ export const GraphCanvas = memo(function GraphCanvas({
   const onInit = useCallback(
     (instance: ReactFlowInstance<Node<BoxData>, Edge>) => {
       flow.current = instance;
-      fit();
+      fitLayout(fitKeyRef.current);
     },
-    [fit],
+    [fitLayout],
   );
   const moving = useMoving(canvas);
-  const [zoomedFar, setFar] = useState(false);
-  const far = zoomedFar || (fitsFar && fittedKey !== fitKey);
+  // Until the pane is measured (the first render, before paint) React Flow is handed no boxes either.
+  const far = zoomedFar || !pane || (fitsFar && fittedKey !== fitKey);
   return (
     <div ref={canvas} className="canvas" data-testid="graph-canvas" data-node-count={nodes.length} data-edge-count={edges.length}>
       <ReactFlow<Node<BoxData>, Edge>
