@@ -118,6 +118,24 @@ describe("the Explorer in a browser (open mode)", () => {
     await page.locator(".box-title", { hasText: /^extract$/ }).waitFor({ state: "visible" });
   });
 
+  test("a neighbourhood whose fit lands far out is drawn as the picture at once, its boxes never mounted first", async () => {
+    // A pane this small fits the neighbourhood under FAR_ZOOM.
+    await page.setViewportSize({ width: 420, height: 420 });
+    await page.addInitScript(() => {
+      const w = window as unknown as { boxesMounted: number };
+      w.boxesMounted = 0;
+      new MutationObserver((records) => {
+        for (const record of records) for (const added of record.addedNodes) if (added instanceof Element && (added.matches(".react-flow__node") || added.querySelector(".react-flow__node"))) w.boxesMounted++;
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await open(`/explorer/graph?root=${seeded.extract}`);
+    await page.getByTestId("far-canvas").waitFor();
+    expect(Number(await page.getByTestId("graph-canvas").getAttribute("data-node-count"))).toBeGreaterThan(3);
+    await page.waitForTimeout(500); // a render that mounted boxes late would show by now
+    expect(await page.getByTestId("graph-canvas").evaluate((c) => c.classList.contains("far"))).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { boxesMounted: number }).boxesMounted)).toBe(0);
+  });
+
   test("two chosen nodes light up the derivation path between them", async () => {
     await open(`/explorer/graph?root=${seeded.extract}&depth=2&dir=DOWNSTREAM`);
     await node("sales_2026.csv").click();
