@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { canonicalJson } from "../services/canonical-json";
+import { canonicalJson, canonicalJsonInTurns } from "../services/canonical-json";
 import { type RunId, runIdForUuid } from "../services/ids";
 import { checkPrivacyCost, type PrivacyCost, PURPOSE_NAME, PURPOSE_SYNTAX } from "../services/recording";
 import { unsafeTextReason } from "../services/safe-text";
@@ -171,14 +171,28 @@ export interface IdentifiedEvent {
  * is stored and what identifies it (sha256 of its canonical JSON).
  */
 export function identifyEvent(event: Record<string, unknown>, sent: string = JSON.stringify(event), hashSubjectKey?: SubjectKeyHashing): IdentifiedEvent {
+  const scrubbed = scrubbedEvent(event, sent, hashSubjectKey);
+  return { ...scrubbed, eventKey: eventKeyOf(canonicalJson(scrubbed.event)) };
+}
+
+/**
+ * identifyEvent for a big event: the subject keys hashed in one turn, its canonical JSON (a whole
+ * sorted copy of the event) built in slices between turns of the event loop (`turn`: turnSlicer).
+ */
+export async function identifyEventInTurns(event: Record<string, unknown>, sent: string, hashSubjectKey: SubjectKeyHashing | undefined, turn: () => Promise<void> | undefined): Promise<IdentifiedEvent> {
+  const scrubbed = scrubbedEvent(event, sent, hashSubjectKey);
+  await turn();
+  return { ...scrubbed, eventKey: eventKeyOf(await canonicalJsonInTurns(scrubbed.event, turn)) };
+}
+
+function scrubbedEvent(event: Record<string, unknown>, sent: string, hashSubjectKey: SubjectKeyHashing | undefined): Omit<IdentifiedEvent, "eventKey"> {
   const legacy = new Map<string, string[]>();
   const scrubbed = withHashedSubjects(event, hashSubjectKey, legacy);
-  if (scrubbed !== event) {
-    event = scrubbed;
-    sent = JSON.stringify(scrubbed);
-  }
-  return { event, sent, eventKey: crypto.createHash("sha256").update(canonicalJson(event)).digest("hex"), legacy };
+  return scrubbed === event ? { event, sent, legacy } : { event: scrubbed, sent: JSON.stringify(scrubbed), legacy };
 }
+
+/** An event's identity: sha256 of its canonical JSON. */
+const eventKeyOf = (canonical: string) => crypto.createHash("sha256").update(canonical).digest("hex");
 
 /** The second step: the facts of an identified event. Throws InvalidEventError for names provgraph cannot keep apart. */
 export function parseIdentifiedEvent(identified: IdentifiedEvent, warnings: EventWarning[] = []): ParsedEvent {
