@@ -192,29 +192,37 @@ async function hubStore(dataDir: string, pgUrl: string | undefined): Promise<{ u
   return { url, file: null, hub, drop };
 }
 
-export async function runGraphBench(options: { quick: boolean; log: (line: string) => void; dataDir: string; pgUrl?: string }): Promise<GraphBenchResult> {
+/** The hub's figures (part 1 of the graph bench). */
+export interface HubBenchResult {
+  hubNodes: number;
+  hubP50Ms: number;
+  hubP99Ms: number;
+  hubRawMs: number;
+  hubRatio: number;
+  hubServerCpuMs: number;
+  hubRawCpuMs: number;
+}
+
+/**
+ * Part 1 alone, so a change to the hub's path can be measured without the 1.05M-edge store:
+ * lineageGraph depth 1 BOTH around the hub, every node's counts, against its statements run raw.
+ */
+export async function runHubBench(options: { quick: boolean; dataDir: string; pgUrl?: string }): Promise<HubBenchResult> {
   const database = options.pgUrl ? "postgres" : "sqlite";
   const blocks = options.quick ? 3 : 9;
   const perBlock = options.quick ? 10 : 30;
   fs.mkdirSync(options.dataDir, { recursive: true });
-
-  // 1. The hub: depth 1 both ways, 200 consumers with their children, every node's counts.
   const hubDb = await hubStore(options.dataDir, options.pgUrl);
-  let server = await startServerProcess({ DATABASE_URL: hubDb.url });
-  let client = graphqlClient(server.url);
-  let raw = await rawClient(database, hubDb.url, hubDb.file);
+  const server = await startServerProcess({ DATABASE_URL: hubDb.url });
+  const client = graphqlClient(server.url);
+  const raw = await rawClient(database, hubDb.url, hubDb.file);
   const hubArgs = { roots: [hubDb.hub], direction: "BOTH" as const, depth: 1, first: 1000 };
   const hubLatencies: number[] = [];
-  let hubNodes = 0;
-  let hubRatio: number;
-  let hubRawMs: number;
-  let hubServerCpuMs: number;
-  let hubRawCpuMs: number;
   try {
     const hubRecorded = await record(database, raw, (reader) => LINEAGE_GRAPH_READS.lineageGraph({ ...hubArgs, asOf: null, stepBoundaryOnly: false, columns: false, layout: false }, { reader }));
     const body = JSON.stringify({ query: GRAPH_QUERY, variables: hubArgs });
     const check = (await postTimed(client, body)).data;
-    hubNodes = check.lineageGraph.nodes.length;
+    const hubNodes = check.lineageGraph.nodes.length;
     if (hubNodes !== 2 * HUB_CONSUMERS + 3 || check.lineageGraph.truncated) throw new Error(`graph bench: the hub graph has ${hubNodes} nodes (truncated ${check.lineageGraph.truncated})`);
     const run = await interleave(
       [
@@ -229,16 +237,32 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
       ],
       { blocks, perBlock, warmup: 20 },
     );
-    hubRatio = run.ratio("raw", "graphql");
-    hubRawMs = run.sides.raw.msPerOp;
-    hubServerCpuMs = run.sides.graphql.remoteCpuMsPerOp!;
-    hubRawCpuMs = run.sides.raw.cpuMsPerOp;
+    const sorted = [...hubLatencies].sort((a, b) => a - b);
+    return {
+      hubNodes,
+      hubP50Ms: round(quantile(sorted, 0.5), 2),
+      hubP99Ms: round(quantile(sorted, 0.99), 2),
+      hubRawMs: round(run.sides.raw.msPerOp, 2),
+      hubRatio: round(run.ratio("raw", "graphql"), 3),
+      hubServerCpuMs: round(run.sides.graphql.remoteCpuMsPerOp!, 2),
+      hubRawCpuMs: round(run.sides.raw.cpuMsPerOp, 2),
+    };
   } finally {
     client.close();
     await raw.close();
     await server.stop();
     await hubDb.drop();
   }
+}
+
+export async function runGraphBench(options: { quick: boolean; log: (line: string) => void; dataDir: string; pgUrl?: string }): Promise<GraphBenchResult> {
+  const database = options.pgUrl ? "postgres" : "sqlite";
+  const blocks = options.quick ? 3 : 9;
+  const perBlock = options.quick ? 10 : 30;
+  fs.mkdirSync(options.dataDir, { recursive: true });
+
+  // 1. The hub: depth 1 both ways, 200 consumers with their children, every node's counts.
+  const hub = await runHubBench(options);
 
   // 2. and 3. The 1.05M-edge store: depth 3 both ways from the middle; a path 12 hops long.
   const store: Store = options.pgUrl ? await pgStore(options.pgUrl, "1M", options.log) : await sqliteStore(options.dataDir, "1M", options.log);
@@ -247,9 +271,9 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
   const fromLayer = (shape.layers >> 1) - PATH_HOPS / 2;
   const pathFrom = artifactAt(fromLayer, shape.width >> 1).id;
   const pathTo = artifactAt(fromLayer + PATH_HOPS, shape.width >> 1).id;
-  server = await startServerProcess({ DATABASE_URL: store.url });
-  client = graphqlClient(server.url);
-  raw = await rawClient(database, store.url, store.file);
+  const server = await startServerProcess({ DATABASE_URL: store.url });
+  const client = graphqlClient(server.url);
+  const raw = await rawClient(database, store.url, store.file);
   try {
     const depthArgs = { roots: [middle], direction: "BOTH" as const, depth: 3, first: 5000 };
     const depthRecorded = await record(database, raw, (reader) => LINEAGE_GRAPH_READS.lineageGraph({ ...depthArgs, asOf: null, stepBoundaryOnly: false, columns: false, layout: false }, { reader }));
@@ -312,13 +336,7 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
     const result: GraphBenchResult = {
       database,
       edges: store.edges,
-      hubNodes,
-      hubP50Ms: round(quantile(sorted(hubLatencies), 0.5), 2),
-      hubP99Ms: round(quantile(sorted(hubLatencies), 0.99), 2),
-      hubRawMs: round(hubRawMs, 2),
-      hubRatio: round(hubRatio, 3),
-      hubServerCpuMs: round(hubServerCpuMs, 2),
-      hubRawCpuMs: round(hubRawCpuMs, 2),
+      ...hub,
       depth3Nodes: depthAnswer.nodes.length,
       depth3Edges: depthAnswer.edges.length,
       depth3Ms: round(depthRun.sides.graphql.msPerOp, 2),

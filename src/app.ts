@@ -31,6 +31,7 @@ import { createFeedBroadcast } from "./pubsub";
 import { requestIdOf, useRequestLog } from "./http/request-log";
 import { useSharedSubscriptionResults } from "./http/shared-subscription-results";
 import { cpuPhasePlugins, markedRequests } from "./http/cpu-phases-plugin";
+import { writeLargeStringsAsBuffers } from "./http/large-string-writes";
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
 import { schema } from "./schema/index";
@@ -238,7 +239,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // requireHostHeader off: an HTTP/1.1 request without a Host is refused by our own check (typed, ./http/request-target.ts).
   const server = http.createServer(
     { requireHostHeader: false },
-    markedRequests(guardRequests(admitHeavyBodies(yoga, heavyWork, { heavyBodyBytes: config.heavyBodyBytes, maxGraphQLBodyBytes: config.graphqlMaxBodyBytes }, logger), policy, logger)),
+    markedRequests(writeLargeStringsAsBuffers(guardRequests(admitHeavyBodies(yoga, heavyWork, { heavyBodyBytes: config.heavyBodyBytes, maxGraphQLBodyBytes: config.graphqlMaxBodyBytes }, logger), policy, logger))),
   );
   answerClientErrors(server, logger);
   const wsCleanup = serveGraphQLOverWebSocket(yoga, server, logger, { auth, policy, keepAliveMs: config.wsKeepAliveMs, maxOperations: config.wsMaxSubscriptions, maxMessageBytes: config.wsMaxMessageBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting });

@@ -32,21 +32,8 @@ export const LINEAGE_DAGRE_ORDER_WORK = 200;
 export const LINEAGE_DAGRE_LAYOUT_WORK = 600;
 
 export function layOutLineageGraph(graph: LineageGraphRecord, options: { coordinates: boolean } = { coordinates: true }): LineageGraphRecord {
-  const byId = new Map(graph.nodes.map((node) => [node.id, node]));
-  const rootSet = new Set(graph.roots);
-  const runRootsOnly = graph.roots.length > 0 && graph.roots.every((id) => byId.get(id)?.kind === "RUN");
-  // Columns of a dataset version drawn inside its box (the graph has the version as a node).
-  const inBox = (node: LineageGraphNodeRecord) => node.kind === "COLUMN" && node.artifactId !== null && byId.get(node.artifactId)?.kind === "ARTIFACT";
-  const columnOf = (node: LineageGraphNodeRecord): number => {
-    if (inBox(node)) return columnOf(byId.get(node.artifactId!)!);
-    const d = node.depth;
-    let column = node.kind === "RUN" ? (d < 0 ? 2 * d + 1 : d > 0 ? 2 * d - 1 : 0) : 2 * d;
-    if (runRootsOnly && !rootSet.has(node.id)) column -= Math.sign(d);
-    return column;
-  };
-  const columns = new Map(graph.nodes.map((node) => [node.id, columnOf(node)]));
-  const hop = (edge: LineageGraphEdgeRecord) => (edge.kind === "USED" || edge.kind === "GENERATED" ? "USED" : "WAS_DERIVED_FROM");
-  const edges = graph.edges.map((edge) => ({ ...edge, backward: isBackwardEdge(hop(edge), columns.get(edge.source) ?? 0, columns.get(edge.target) ?? 0) }));
+  const { byId, inBox, columns } = columnsOf(graph);
+  const edges = graph.edges.map((edge) => ({ ...edge, backward: isBackward(edge, columns) }));
   if (!options.coordinates) return { ...graph, edges };
 
   const shownColumns = new Map<string, LineageGraphNodeRecord[]>();
@@ -98,6 +85,40 @@ export function layOutLineageGraph(graph: LineageGraphRecord, options: { coordin
     return { ...edge, points: from && to ? [middle(from, "right"), middle(to, "left")] : null };
   });
   return { ...graph, nodes: placed, edges: withRoutes, width: layout.width, height: layout.height };
+}
+
+/**
+ * The same backward flags as layOutLineageGraph without coordinates, set on the graph's own edges:
+ * for a graph just built, whose edges nothing else holds (a copy of each cost as much as the rest of
+ * a 600-edge graph's assembly).
+ */
+export function markBackwardEdges(graph: LineageGraphRecord): LineageGraphRecord {
+  const { columns } = columnsOf(graph);
+  for (const edge of graph.edges) edge.backward = isBackward(edge, columns);
+  return graph;
+}
+
+/** Each node's column (see above). */
+function columnsOf(graph: LineageGraphRecord) {
+  const byId = new Map(graph.nodes.map((node) => [node.id, node]));
+  const rootSet = new Set(graph.roots);
+  const runRootsOnly = graph.roots.length > 0 && graph.roots.every((id) => byId.get(id)?.kind === "RUN");
+  // Columns of a dataset version drawn inside its box (the graph has the version as a node).
+  const inBox = (node: LineageGraphNodeRecord) => node.kind === "COLUMN" && node.artifactId !== null && byId.get(node.artifactId)?.kind === "ARTIFACT";
+  const columnOf = (node: LineageGraphNodeRecord): number => {
+    if (inBox(node)) return columnOf(byId.get(node.artifactId!)!);
+    const d = node.depth;
+    let column = node.kind === "RUN" ? (d < 0 ? 2 * d + 1 : d > 0 ? 2 * d - 1 : 0) : 2 * d;
+    if (runRootsOnly && !rootSet.has(node.id)) column -= Math.sign(d);
+    return column;
+  };
+  const columns = new Map(graph.nodes.map((node) => [node.id, columnOf(node)]));
+  return { byId, inBox, columns };
+}
+
+function isBackward(edge: LineageGraphEdgeRecord, columns: Map<string, number>): boolean {
+  const hop = edge.kind === "USED" || edge.kind === "GENERATED" ? "USED" : "WAS_DERIVED_FROM";
+  return isBackwardEdge(hop, columns.get(edge.source) ?? 0, columns.get(edge.target) ?? 0);
 }
 
 /** A box wide enough for its label (within bounds; a client may draw its own). */

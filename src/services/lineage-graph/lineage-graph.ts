@@ -3,9 +3,9 @@ import { columnsOfGraph, columnRootsGraph } from "./column-graph";
 import { checkCount, checkRange, GRAPH_WALK_BUDGET, MAX_GRAPH_DEPTH, MAX_GRAPH_NODES, MAX_GRAPH_ROOTS } from "./graph-limits";
 import { type GraphNodeRef, parseGraphNodeId } from "./graph-node-ids";
 import { graphEdgeId, type GraphDirection, type LineageGraphEdgeRecord, type LineageGraphNodeRecord, type LineageGraphRecord } from "./graph-records";
-import { layOutLineageGraph } from "./lineage-graph-layout";
+import { layOutLineageGraph, markBackwardEdges } from "./lineage-graph-layout";
 import type { LineageFilters } from "./lineage-filters";
-import { compareIds, type DerivationEdgeFact, type NeighbourhoodFacts, pairKey, readNeighbourhood, readWalk, type WalkResult } from "./neighbourhood";
+import { compareIds, type DerivationEdgeFact, type NeighbourhoodFacts, readNeighbourhood, readWalk, related, type WalkResult } from "./neighbourhood";
 import type { GraphReadContext } from "./read-client";
 
 export interface LineageGraphArgs {
@@ -134,27 +134,25 @@ function assemble(walk: WalkResult, facts: NeighbourhoodFacts, args: LineageGrap
   const addArtifact = (id: string, depth: number) => {
     if (nodes.has(id)) return;
     const fact = facts.artifacts.get(id);
-    nodes.set(id, {
-      ...emptyNode(id, "ARTIFACT", depth),
-      label: fact ? artifactLabel(fact) : id,
-      artifactId: id,
-      artifactType: fact?.artifactType ?? null,
-      dataset: fact?.dataset ?? null,
-      upstreamCount: fact?.up ?? 0,
-      downstreamCount: fact?.down ?? 0,
-    });
+    const node = emptyNode(id, "ARTIFACT", depth);
+    node.label = fact ? artifactLabel(fact) : id;
+    node.artifactId = id;
+    node.artifactType = fact?.artifactType ?? null;
+    node.dataset = fact?.dataset ?? null;
+    node.upstreamCount = fact?.up ?? 0;
+    node.downstreamCount = fact?.down ?? 0;
+    nodes.set(id, node);
   };
   const addRun = (id: string, depth: number) => {
     if (nodes.has(id)) return;
     const fact = facts.runs.get(id);
-    nodes.set(id, {
-      ...emptyNode(id, "RUN", depth),
-      label: fact?.operation ?? id,
-      runId: id,
-      run: fact ? { operation: fact.operation, operationVersion: fact.operationVersion, status: fact.status, pipeline: fact.pipeline, step: fact.step } : null,
-      upstreamCount: fact?.up ?? 0,
-      downstreamCount: fact?.down ?? 0,
-    });
+    const node = emptyNode(id, "RUN", depth);
+    node.label = fact?.operation ?? id;
+    node.runId = id;
+    node.run = fact ? { operation: fact.operation, operationVersion: fact.operationVersion, status: fact.status, pipeline: fact.pipeline, step: fact.step } : null;
+    node.upstreamCount = fact?.up ?? 0;
+    node.downstreamCount = fact?.down ?? 0;
+    nodes.set(id, node);
   };
 
   for (const id of [...walk.artifactRoots].sort(compareIds)) addArtifact(id, 0);
@@ -169,13 +167,16 @@ function assemble(walk: WalkResult, facts: NeighbourhoodFacts, args: LineageGrap
       return artifacts.map((id) => ({ runId: from, artifacts: [id], lost: false }));
     }
     const known = (id: string) => reached.has(id) || walk.artifactRoots.has(id);
+    // The edges into (upstream) or out of (downstream) `from`, by the run that recorded them.
+    const edgesByRun = groupBy((side === "up" ? edgesInto.get(from) : edgesFrom.get(from)) ?? [], (edge) => edge.runId);
     // Downstream, the runs that used it and those that derived an output from it (an output-to-output edge).
     const adjacent = (side === "up" ? facts.producers : facts.consumers).get(from) ?? [];
-    const deriving = side === "down" ? (edgesFrom.get(from) ?? []).map((edge) => edge.runId).filter((runId) => !adjacent.includes(runId)) : [];
-    const runs = [...adjacent, ...[...new Set(deriving)].sort(compareIds)];
+    const adjacentSet = new Set(adjacent);
+    const deriving = side === "down" ? [...edgesByRun.keys()].filter((runId) => !adjacentSet.has(runId)) : [];
+    const runs = [...adjacent, ...deriving.sort(compareIds)];
     const pieces: Piece[] = [];
     for (const runId of runs) {
-      const edges = (side === "up" ? edgesInto.get(from) : edgesFrom.get(from))?.filter((edge) => edge.runId === runId) ?? [];
+      const edges = edgesByRun.get(runId) ?? [];
       if (edges.length === 0) {
         pieces.push({ runId, artifacts: [], lost: false });
         continue;
@@ -246,37 +247,54 @@ function assemble(walk: WalkResult, facts: NeighbourhoodFacts, args: LineageGrap
 
 /** Whether a run is related to an artifact on a side: its input (upstream) or output (downstream). */
 function relates(facts: NeighbourhoodFacts, side: Side, runId: string, artifactId: string): boolean {
-  return (side === "up" ? facts.used : facts.generated).has(pairKey(runId, artifactId));
+  return related(side === "up" ? facts.used : facts.generated, runId, artifactId);
 }
 
 /** Every edge between two shown nodes: derivations, and each run's links (one per role) to shown artifacts. */
 function drawnEdges(nodes: Map<string, LineageGraphNodeRecord>, facts: NeighbourhoodFacts): LineageGraphEdgeRecord[] {
   const edges: LineageGraphEdgeRecord[] = [];
-  // A use's joint derivation: the group of the first derivation the run made from the artifact.
-  const groupOfUse = new Map<string, string>();
-  for (const edge of facts.edges) if (edge.groupId !== null && edge.kind !== "OUTPUT_TO_OUTPUT" && !groupOfUse.has(pairKey(edge.runId, edge.sourceId))) groupOfUse.set(pairKey(edge.runId, edge.sourceId), edge.groupId);
-  const link = (kind: "USED" | "GENERATED", runId: string, artifactId: string, roles: Set<string>) => {
-    for (const role of roles.size > 0 ? [...roles].sort(compareIds) : [null]) {
-      const [source, target] = kind === "USED" ? [artifactId, runId] : [runId, artifactId];
-      edges.push({
-        ...emptyEdge(kind === "USED" ? graphEdgeId.used(artifactId, runId, role) : graphEdgeId.generated(runId, artifactId, role), kind, source, target),
-        runId,
-        role,
-        groupId: kind === "USED" ? (groupOfUse.get(pairKey(runId, artifactId)) ?? null) : null,
-      });
-    }
-  };
-  for (const [kind, relation] of [["USED", facts.used], ["GENERATED", facts.generated]] as const) {
-    for (const [key, roles] of [...relation].sort(([a], [b]) => compareIds(a, b))) {
-      const [runId, artifactId] = key.split("\u0000");
-      if (nodes.has(runId) && nodes.has(artifactId)) link(kind, runId, artifactId, roles);
+  // A use's joint derivation: the group of the first derivation the run made from the artifact (run → source → group).
+  const groupOfUse = new Map<string, Map<string, string>>();
+  for (const edge of facts.edges) {
+    if (edge.groupId === null || edge.kind === "OUTPUT_TO_OUTPUT") continue;
+    let ofRun = groupOfUse.get(edge.runId);
+    if (!ofRun) groupOfUse.set(edge.runId, (ofRun = new Map()));
+    if (!ofRun.has(edge.sourceId)) ofRun.set(edge.sourceId, edge.groupId);
+  }
+  // In the order of (run, artifact), then role: run by run, each run's artifacts sorted.
+  for (const kind of ["USED", "GENERATED"] as const) {
+    const relation = kind === "USED" ? facts.used : facts.generated;
+    for (const runId of [...relation.keys()].sort(compareIds)) {
+      if (!nodes.has(runId)) continue;
+      const ofRun = relation.get(runId)!;
+      for (const artifactId of [...ofRun.keys()].sort(compareIds)) {
+        if (!nodes.has(artifactId)) continue;
+        const roles = ofRun.get(artifactId)!;
+        const groupId = kind === "USED" ? (groupOfUse.get(runId)?.get(artifactId) ?? null) : null;
+        for (const role of roles.size > 0 ? [...roles].sort(compareIds) : [null]) {
+          edges.push(
+            kind === "USED"
+              ? linkEdge(graphEdgeId.used(artifactId, runId, role), kind, artifactId, runId, runId, role, groupId)
+              : linkEdge(graphEdgeId.generated(runId, artifactId, role), kind, runId, artifactId, runId, role, groupId),
+          );
+        }
+      }
     }
   }
   for (const edge of facts.edges) {
     if (!nodes.has(edge.sourceId) || !nodes.has(edge.targetId)) continue;
-    edges.push({ ...emptyEdge(graphEdgeId.derived(edge.id), "DERIVED", edge.sourceId, edge.targetId), runId: edge.runId, groupId: edge.groupId, derivationKind: edge.kind });
+    const record = emptyEdge(graphEdgeId.derived(edge.id), "DERIVED", edge.sourceId, edge.targetId);
+    record.runId = edge.runId;
+    record.groupId = edge.groupId;
+    record.derivationKind = edge.kind;
+    edges.push(record);
   }
   return edges;
+}
+
+/** A USED or GENERATED edge (the fields in emptyEdge's order). */
+function linkEdge(id: string, kind: "USED" | "GENERATED", source: string, target: string, runId: string, role: string | null, groupId: string | null): LineageGraphEdgeRecord {
+  return { id, kind, source, target, runId, role, groupId, derivationKind: null, subtype: null, masking: null, backward: false, points: null };
 }
 
 /**
@@ -306,7 +324,7 @@ export function countHidden(nodes: Map<string, LineageGraphNodeRecord>, edges: r
 
 /** Without a layout, an edge is still backward when it does not lead one column rightwards (see lineage-graph-layout.ts). */
 function withBackwardFlags(record: LineageGraphRecord): LineageGraphRecord {
-  return layOutLineageGraph(record, { coordinates: false });
+  return markBackwardEdges(record);
 }
 
 /** Edges of one derivation: the same run and group (an edge without a group is one of its own). */

@@ -82,79 +82,97 @@ export interface NeighbourhoodFacts {
   edges: DerivationEdgeFact[];
   artifacts: Map<string, ArtifactFact>;
   runs: Map<string, RunFact>;
-  /** `${runId}\u0000${artifactId}` → the roles of its links (empty: known from a derivation edge only). */
-  used: Map<string, Set<string>>;
-  generated: Map<string, Set<string>>;
+  /** Run → artifact → the roles of its links (empty: known from a derivation edge only). */
+  used: Relation;
+  generated: Relation;
 }
 
-export const pairKey = (runId: string, artifactId: string) => `${runId}\u0000${artifactId}`;
+/** Run → artifact → roles: nested maps, not one map of joined keys (building and hashing those keys cost more than the rest). */
+export type Relation = Map<string, Map<string, Set<string>>>;
+
+/** Whether a run is related to an artifact. */
+export function related(relation: Relation, runId: string, artifactId: string): boolean {
+  return relation.get(runId)?.has(artifactId) ?? false;
+}
 
 export async function readNeighbourhood(reader: GraphReadClient, options: NeighbourhoodOptions): Promise<NeighbourhoodFacts> {
   const { sql, params } = neighbourhoodStatement(reader.provider, options);
   const result = await reader.readRows(sql, params);
   const at = columnIndex(result.columnNames, NEIGHBOURHOOD_COLUMN_NAMES);
   const facts: NeighbourhoodFacts = { producers: new Map(), consumers: new Map(), edges: [], artifacts: new Map(), runs: new Map(), used: new Map(), generated: new Map() };
-  const text = (row: unknown[], column: keyof typeof at) => asText(row[at[column]]);
-  const relate = (into: Map<string, Set<string>>, runId: string, artifactId: string, role: string | null) => {
-    const key = pairKey(runId, artifactId);
-    const roles = into.get(key) ?? new Set<string>();
-    into.set(key, roles);
+  // Each artifact's runs by side, as the links and pairs relate them (see 'adjup' / 'adjdown' below).
+  const usedBy = new Map<string, string[]>();
+  const generatedBy = new Map<string, string[]>();
+  const relate = (direction: unknown, runId: string, artifactId: string, role: string | null) => {
+    const consumed = direction === "CONSUMED";
+    const into = consumed ? facts.used : facts.generated;
+    let ofRun = into.get(runId);
+    if (!ofRun) into.set(runId, (ofRun = new Map()));
+    let roles = ofRun.get(artifactId);
+    if (!roles) {
+      ofRun.set(artifactId, (roles = new Set<string>()));
+      const byArtifact = consumed ? usedBy : generatedBy;
+      const runs = byArtifact.get(artifactId);
+      if (runs) runs.push(runId);
+      else byArtifact.set(artifactId, [runId]);
+    }
     if (role !== null) roles.add(role);
   };
-  const adjacency: [string, number, unknown[]][] = [];
+  const [A, B, C, D, E, F] = [at.a, at.b, at.c, at.d, at.e, at.f];
+  const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
   for (const row of result.rows) {
     switch (row[at.row]) {
-      case "adjup":
-      case "adjdown":
-        adjacency.push([row[at.row] as string, asNumber(row[at.n]), row]);
-        break;
       case "edge":
-        facts.edges.push({
-          id: asNumber(row[at.n]),
-          sourceId: text(row, "id")!,
-          targetId: text(row, "other")!,
-          runId: text(row, "runId")!,
-          kind: text(row, "kind") as ProvenanceEdgeKind,
-          groupId: text(row, "groupId"),
-        });
+        facts.edges.push({ id: asNumber(row[at.n]), sourceId: row[A] as string, targetId: row[B] as string, runId: row[C] as string, kind: row[D] as ProvenanceEdgeKind, groupId: text(row[E]) });
         break;
       case "art": {
-        const namespace = text(row, "namespace");
-        const name = text(row, "name");
-        facts.artifacts.set(text(row, "id")!, {
-          label: text(row, "label"),
-          artifactType: text(row, "artifactType"),
-          dataset: namespace !== null && name !== null ? { namespace, name, version: text(row, "version") } : null,
+        const namespace = text(row[D]);
+        const name = text(row[E]);
+        facts.artifacts.set(row[A] as string, {
+          label: text(row[B]),
+          artifactType: text(row[C]),
+          dataset: namespace !== null && name !== null ? { namespace, name, version: text(row[F]) } : null,
           up: asNumber(row[at.up]),
           down: asNumber(row[at.down]),
         });
         break;
       }
       case "run":
-        facts.runs.set(text(row, "id")!, {
-          operation: text(row, "label"),
-          operationVersion: text(row, "version"),
-          status: text(row, "status"),
-          pipeline: text(row, "pipeline"),
+        facts.runs.set(row[A] as string, {
+          operation: text(row[B]),
+          operationVersion: text(row[C]),
+          status: text(row[D]),
+          pipeline: text(row[E]),
           step: row[at.n] === null || row[at.n] === undefined ? null : asNumber(row[at.n]),
           up: asNumber(row[at.up]),
           down: asNumber(row[at.down]),
         });
         break;
       case "link":
-        relate(text(row, "kind") === "CONSUMED" ? facts.used : facts.generated, text(row, "id")!, text(row, "other")!, text(row, "label"));
+        relate(row[C], row[A] as string, row[B] as string, text(row[D]));
         break;
       case "pair":
-        relate(text(row, "kind") === "CONSUMED" ? facts.used : facts.generated, text(row, "id")!, text(row, "other")!, null);
+        relate(row[C], row[A] as string, row[B] as string, null);
         break;
+      case "adjup":
+      case "adjdown": {
+        const into = row[at.row] === "adjup" ? facts.producers : facts.consumers;
+        const runs = into.get(row[A] as string);
+        if (runs) runs.push(row[B] as string);
+        else into.set(row[A] as string, [row[B] as string]);
+        break;
+      }
     }
   }
-  for (const [kind, , row] of adjacency) {
-    const into = kind === "adjup" ? facts.producers : facts.consumers;
-    const artifact = text(row, "id")!;
-    const runs = into.get(artifact) ?? [];
-    into.set(artifact, runs);
-    runs.push(text(row, "other")!);
+  // A frontier artifact without adjacency rows has all its runs on that side among those read.
+  for (const [frontier, into, byArtifact] of [
+    [options.upFrontier, facts.producers, generatedBy],
+    [options.downFrontier, facts.consumers, usedBy],
+  ] as const) {
+    for (const artifactId of frontier) {
+      const runs = byArtifact.get(artifactId);
+      if (runs && !into.has(artifactId)) into.set(artifactId, [...runs]);
+    }
   }
   // In code-unit order, the same on both databases (their text collations differ).
   for (const runs of [...facts.producers.values(), ...facts.consumers.values()]) runs.sort(compareIds);
