@@ -28,17 +28,9 @@ import { startServerProcess } from "./server-process";
  *    of a "+N" on it; p50 / p99 latency and the ratio to raw (raw: the statements alone — the
  *    layout is the server's own work).
  */
-export interface GraphBenchResult {
+export interface GraphBenchResult extends HubBenchResult {
   database: "sqlite" | "postgres";
   edges: number;
-  hubNodes: number;
-  hubP50Ms: number;
-  hubP99Ms: number;
-  hubRawMs: number;
-  hubRatio: number;
-  /** Server CPU per request, and the raw side's CPU per run: a ratio the machine's load does not swing. */
-  hubServerCpuMs: number;
-  hubRawCpuMs: number;
   depth3Nodes: number;
   depth3Edges: number;
   depth3Ms: number;
@@ -199,6 +191,7 @@ export interface HubBenchResult {
   hubP99Ms: number;
   hubRawMs: number;
   hubRatio: number;
+  /** Server CPU per request, and the raw side's CPU per run: a ratio the machine's load does not swing. */
   hubServerCpuMs: number;
   hubRawCpuMs: number;
 }

@@ -1,4 +1,5 @@
 import { identifyEvent, identifyEventInTurns } from "../../src/openlineage/event-facts";
+import { runEvent } from "../support/openlineage";
 
 /**
  * An event's identity (sha256 of its canonical JSON) is what makes a re-sent event a duplicate: a big
@@ -9,16 +10,11 @@ describe("an OpenLineage event's identity", () => {
     const names = Array.from({ length: 20_000 }, (_, i) => `c_${i}`);
     if (order === "backward") names.reverse();
     const fields = Object.fromEntries(names.map((name) => [name, { inputFields: [{ namespace: "ns", name: "in", field: "id" }] }]));
-    return {
-      eventType: "COMPLETE",
-      eventTime: "2026-03-11T02:14:07.318Z",
-      producer: "p",
-      schemaURL: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-      run: { runId: "3f5e1d2c-9a8b-4c7d-8e6f-5a4b3c2d1e0f", facets: {} },
-      job: { namespace: "ns", name: "job" },
+    return runEvent({
+      runId: "3f5e1d2c-9a8b-4c7d-8e6f-5a4b3c2d1e0f",
       inputs: [{ namespace: "ns", name: "in" }],
       outputs: [{ namespace: "ns", name: "out", facets: { columnLineage: { fields } } }],
-    };
+    });
   };
 
   test("identified in turns, a wide event (20,000 column-lineage fields) gets the key identifyEvent gives, whatever its key order", async () => {
