@@ -46,15 +46,31 @@ describe("heavy reads and bounded bodies", () => {
     ]);
   });
 
-  test("work past the request's budget is stopped (its thread ended) and answers QUERY_TIMEOUT with the budget; the pool serves the next read", async () => {
-    const pool = new HeavyReads({ ...t.app.services.heavyReads.options, budgetMs: 100 }, t.app.database);
+  test("work past the request's budget is stopped (its thread ended, the read queued behind it dropped) and answers QUERY_TIMEOUT with the budget; the pool serves the next read", async () => {
+    const closure = { rootId: join as never, direction: "UPSTREAM" as const, first: 40_000, withArtifacts: true };
+    // The budget is a fifth of what the read takes on this machine, measured first, so the test holds on a fast machine and a slow one alike.
+    const calibration = new HeavyReads({ ...t.app.services.heavyReads.options, budgetMs: 60_000 }, t.app.database);
+    let fastest = Number.POSITIVE_INFINITY;
+    try {
+      await calibration.warm();
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        await calibration.run("provJson", closure);
+        fastest = Math.min(fastest, performance.now() - started);
+      }
+    } finally {
+      await calibration.close();
+    }
+    const budgetMs = Math.max(1, Math.floor(fastest / 5));
+    // No grace: the running read's thread is terminated the moment the budget ends.
+    const pool = new HeavyReads({ ...t.app.services.heavyReads.options, budgetMs, terminateGraceMs: 0 }, t.app.database);
     try {
       await pool.warm();
-      const budget = new RequestBudget(100);
-      const answers = await Promise.allSettled([pool.run("provJson", { rootId: join as never, direction: "UPSTREAM", first: 40_000, withArtifacts: true }, budget), pool.run("provJson", { rootId: join as never, direction: "UPSTREAM", first: 50_000, withArtifacts: true }, budget)]);
+      const budget = new RequestBudget(budgetMs);
+      const answers = await Promise.allSettled([pool.run("provJson", closure, budget), pool.run("provJson", { ...closure, first: 50_000 }, budget)]);
       expect(answers.map((a) => (a.status === "rejected" ? [a.reason.code, a.reason.details] : "answered"))).toEqual([
-        ["QUERY_TIMEOUT", { budgetMs: 100 }],
-        ["QUERY_TIMEOUT", { budgetMs: 100 }],
+        ["QUERY_TIMEOUT", { budgetMs }],
+        ["QUERY_TIMEOUT", { budgetMs }],
       ]);
       expect(pool.stats()).toMatchObject({ running: 0, timedOut: 2 });
       const next = await pool.run("macroGraph", { pipeline: "wide", options: {} }, new RequestBudget(60_000));

@@ -19,6 +19,8 @@ export interface HeavyReadsOptions {
   maxResultNodes: number;
   /** An idle thread ends after this long (its connection with it); the next heavy read starts one again. */
   idleTimeoutMs?: number;
+  /** How long a thread past its deadline gets to stop by itself before it is terminated (default 100 ms). */
+  terminateGraceMs?: number;
 }
 
 /**
@@ -137,7 +139,7 @@ export class HeavyReads {
 
   private async inThread(task: HeavyReadTask): Promise<HeavyReadOutcome> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), Math.max(0, task.deadline - Date.now()) + TERMINATE_GRACE_MS);
+    const timer = setTimeout(() => controller.abort(), Math.max(0, task.deadline - Date.now()) + (this.options.terminateGraceMs ?? TERMINATE_GRACE_MS));
     try {
       return (await this.pool!.run(task, { signal: controller.signal })) as HeavyReadOutcome;
     } catch (error) {
