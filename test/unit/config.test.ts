@@ -31,6 +31,7 @@ describe("configuration from the environment", () => {
       heavyQueueWaitMs: 30_000,
       heavyBodyBytes: 262_144,
       graphqlMaxBodyBytes: 52_428_800,
+      heapGrowthPercent: 20,
       wsMaxMessageBytes: 10_485_760,
       heavyReadThreads: DEFAULT_HEAVY_READ_THREADS,
       queryBudgetMs: 30_000,
@@ -124,6 +125,12 @@ describe("configuration from the environment", () => {
     expect(config).toMatchObject({ heavyReadThreads: 0, queryBudgetMs: 5_000, resultMaxNodes: 500, wsMaxMessageBytes: 65_536 });
     expect(() => loadConfig({ QUERY_BUDGET_MS: "10" })).toThrow("invalid configuration: QUERY_BUDGET_MS must be between 100 and 3600000, got 10");
     expect(() => loadConfig({ HEAVY_READ_THREADS: "65" })).toThrow("invalid configuration: HEAVY_READ_THREADS must be between 0 and 64, got 65");
+  });
+
+  test("HEAP_GROWTH_PERCENT: 20 by default, 0 (V8's own growth) to 400", () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(20);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: "0" }).heapGrowthPercent).toBe(0);
+    expect(() => loadConfig({ HEAP_GROWTH_PERCENT: "500" })).toThrow("invalid configuration: HEAP_GROWTH_PERCENT must be between 0 and 400, got 500");
   });
 
   test.each([
