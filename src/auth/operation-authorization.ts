@@ -21,6 +21,7 @@ import { holds, type Principal } from "./principal";
 import { auditRefusal } from "./pothos/audit-plugin";
 import { rootFieldScopes } from "./pothos/root-scopes-plugin";
 import type { Scope } from "./scopes";
+import { appendTo } from "../services/grouping";
 
 /** A root field of an operation the principal may not run: where it is, and the scopes any one of which it needs. */
 export interface RefusedRootField {
@@ -93,7 +94,7 @@ function collectEveryField(selectionSet: SelectionSetNode, fragments: Record<str
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
       const key = selection.alias?.value ?? selection.name.value;
-      into.set(key, [...(into.get(key) ?? []), selection]);
+      appendTo(into, key, selection);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       collectEveryField(selection.selectionSet, fragments, spread, into);
     } else if (!spread.has(selection.name.value) && fragments[selection.name.value]) {

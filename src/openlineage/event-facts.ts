@@ -7,6 +7,7 @@ import { InvalidEventError } from "./errors";
 import { parseEventTimeValue } from "./event-time";
 import type { EventWarning } from "./schema-validator";
 import { eventKindOf, isRecord } from "./tolerances";
+import { appendTo } from "../services/grouping";
 
 /**
  * A schema-valid OpenLineage event, read into what provgraph records: the run, job and datasets it
@@ -324,7 +325,7 @@ function datasetDetails(dataset: Record<string, unknown>, pointer: string, legac
     return { key: text(tag.key, `${at}/key`), value: text(tag.value, `${at}/value`), source: typeof tag.source === "string" ? safe(tag.source, `${at}/source`) : null, field: typeof tag.field === "string" ? safe(tag.field, `${at}/field`) : null };
   });
   const byField = new Map<string, { key: string; value: string; source: string | null }[]>();
-  for (const t of tags) if (t.field !== null) byField.set(t.field, [...(byField.get(t.field) ?? []), { key: t.key, value: t.value, source: t.source }]);
+  for (const t of tags) if (t.field !== null) appendTo(byField, t.field, { key: t.key, value: t.value, source: t.source });
   for (const [field, value] of byField) columnFacets.push({ field, facet: "tags", value });
   const samples = record(record(facets[COLUMN_SAMPLES_FACET]).fields);
   for (const [field, values] of Object.entries(samples)) {

@@ -34,6 +34,7 @@ import { InvalidEventError } from "./errors";
 import { type DatasetMention, type DatasetName, type InputReport, type OutputReport, type ParsedEvent, PRIVACY_COST_FACET, PURPOSE_FACET, type RunFacts } from "./event-facts";
 import { INPUT_ROLE, jobDeclaration, OUTPUT_ROLE } from "./job-operation";
 import { foldRun, type RunFold, type StoredRunFacts } from "./run-fold";
+import { appendTo } from "../services/grouping";
 
 export interface RecordEventsDeps {
   registry: OperationRegistry;
@@ -150,7 +151,7 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
 
   // The runs: what was stored for them.
   const byRun = new Map<RunId, { index: number; event: RunEvent }[]>();
-  for (const item of runEvents) if (!duplicate[item.index]) byRun.set(item.event.runId, [...(byRun.get(item.event.runId) ?? []), item]);
+  for (const item of runEvents) if (!duplicate[item.index]) appendTo(byRun, item.event.runId, item);
   const runIds = [...byRun.keys()];
   const parentIds = runEvents.flatMap(({ event }) => (event.facts.parent ? [event.facts.parent.runId] : []));
   const allRunIds = [...new Set([...runIds, ...parentIds, ...runEvents.map(({ event }) => event.runId)])];
@@ -167,11 +168,11 @@ export async function recordEvents(tx: DbTx, scope: UnitScope, deps: RecordEvent
         ]);
   const olRunOf = new Map(olRuns.map((r) => [r.runId, r]));
   const factsOf = new Map<string, StoredRunFacts[]>();
-  for (const row of storedFacts) factsOf.set(row.runId!, [...(factsOf.get(row.runId!) ?? []), { eventKey: row.eventKey, facts: JSON.parse(row.facts) as RunFacts }]);
+  for (const row of storedFacts) appendTo(factsOf, row.runId!, { eventKey: row.eventKey, facts: JSON.parse(row.facts) as RunFacts });
   const usedArtifacts = storedUses.length === 0 ? [] : await inChunks(new Set(storedUses.map((u) => u.artifactId)), (chunk) => tx.artifact.findMany({ where: { id: { in: chunk } } }));
   const usedById = new Map(usedArtifacts.map((a) => [a.id, a]));
   const usesOf = new Map<string, typeof storedUses>();
-  for (const use of storedUses) usesOf.set(use.runId, [...(usesOf.get(use.runId) ?? []), use]);
+  for (const use of storedUses) appendTo(usesOf, use.runId, use);
   // Parents only stored events name (a later event need not repeat the parent facet): their executions too.
   const storedParents = [...factsOf.values()].flatMap((facts) => facts.flatMap(({ facts: f }) => (f.parent ? [f.parent] : [])));
   const unread = [...new Set(storedParents.map((p) => p.runId))].filter((runId) => !executions.has(runId) && !byRun.has(runId as RunId));
@@ -480,7 +481,7 @@ async function newestVersions(tx: DbTx, provider: DatabaseProvider, runs: readon
   );
   for (const row of rows) {
     const key = JSON.stringify([row.namespace, row.name]);
-    result.set(key, [...(result.get(key) ?? []), { id: row.id as ArtifactId, version: row.version }]);
+    appendTo(result, key, { id: row.id as ArtifactId, version: row.version });
   }
   return result;
 }

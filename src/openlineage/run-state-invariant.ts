@@ -3,6 +3,7 @@ import { canonicalJson } from "../services/canonical-json";
 import { type Invariant, type Violation, ViolationSample } from "../services/integrity";
 import type { RunFacts } from "./event-facts";
 import { foldRun, type RunFold } from "./run-fold";
+import { appendTo } from "../services/grouping";
 
 /** Runs read per page (their events, executions and OpenLineage state: three statements a page). */
 const RUNS_PER_PAGE = 500;
@@ -42,7 +43,7 @@ async function examine(db: Db, runs: readonly RunRow[]): Promise<Violation[]> {
   ]);
   const executionOf = new Map(executions.map((x) => [x.runId, x]));
   const eventsOf = new Map<string, { eventKey: string; facts: RunFacts }[]>();
-  for (const e of events) eventsOf.set(e.runId!, [...(eventsOf.get(e.runId!) ?? []), { eventKey: e.eventKey, facts: JSON.parse(e.facts) as RunFacts }]);
+  for (const e of events) appendTo(eventsOf, e.runId!, { eventKey: e.eventKey, facts: JSON.parse(e.facts) as RunFacts });
   const found: Violation[] = [];
   for (const run of runs) {
     const execution = executionOf.get(run.runId);

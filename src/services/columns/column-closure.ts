@@ -4,6 +4,7 @@ import type { ArtifactId } from "../ids";
 import type { LineageDirection } from "../lineage";
 import { columnClosureStatement, type ColumnClosureStatementOptions } from "./column-closure-sql";
 import { type ColumnEdgeRecord, type ColumnEdgeType, type ColumnRef, columnKey, COLUMN_EDGE_TYPES, toColumnEdgeRecord } from "./column-records";
+import { appendTo } from "../grouping";
 
 /** Columns a column closure returns (besides its root) when `first` is not given (sized as DEFAULT_CLOSURE_NODES is), and at most. */
 export const DEFAULT_COLUMN_CLOSURE_NODES = 1_000;
@@ -112,7 +113,7 @@ export function edgeEnds(edge: ColumnEdgeRecord, direction: LineageDirection): {
  */
 export function edgesAt(edges: readonly ColumnEdgeRecord[], direction: LineageDirection): (node: ColumnRef) => ColumnEdgeRecord[] {
   const byKey = new Map<string, ColumnEdgeRecord[]>();
-  const add = (key: string, edge: ColumnEdgeRecord) => byKey.set(key, [...(byKey.get(key) ?? []), edge]);
+  const add = (key: string, edge: ColumnEdgeRecord) => appendTo(byKey, key, edge);
   for (const edge of edges) {
     if (direction === "UPSTREAM") add(columnKey({ artifactId: edge.targetId, field: edge.targetField }), edge);
     else {

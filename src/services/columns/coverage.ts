@@ -5,6 +5,7 @@ import type { ArtifactId, RunId } from "../ids";
 import { ColumnReader } from "./column-reader";
 import { type ColumnRef, columnKey } from "./column-records";
 import { runColumnWalk } from "./column-closure";
+import { appendAllTo } from "../grouping";
 
 /** Seed "Measure coverage": below this share of resolved output columns, the graph is not fit for impact analysis. */
 export const COVERAGE_THRESHOLD = 0.9;
@@ -86,13 +87,14 @@ export class CoverageReader {
     // Gaps: produced columns no field edge leads into. Then everything downstream of a gap, within the walk.
     const withFieldLineage = new Set(edges.filter((e) => e.targetField !== null).map((e) => columnKey({ artifactId: e.targetId, field: e.targetField })));
     const gaps = new Set(nodes.filter((n) => n.field !== null && producedIds.has(n.artifactId) && !withFieldLineage.has(columnKey(n))).map(columnKey));
-    const fieldsOf = new Map<string, string[]>();
-    for (const n of nodes) if (n.field !== null) fieldsOf.set(n.artifactId, [...new Set([...(fieldsOf.get(n.artifactId) ?? []), columnKey(n)])]);
+    const fieldSets = new Map<string, Set<string>>();
+    for (const n of nodes) if (n.field !== null) fieldSets.set(n.artifactId, (fieldSets.get(n.artifactId) ?? new Set()).add(columnKey(n)));
+    const fieldsOf = new Map([...fieldSets].map(([artifactId, keys]) => [artifactId, [...keys]]));
     const downstream = new Map<string, string[]>();
     for (const e of edges) {
       const targets = e.targetField === null ? (fieldsOf.get(e.targetId) ?? []) : [columnKey({ artifactId: e.targetId, field: e.targetField })];
       const source = columnKey({ artifactId: e.sourceId, field: e.sourceField });
-      downstream.set(source, [...(downstream.get(source) ?? []), ...targets]);
+      appendAllTo(downstream, source, targets);
     }
     const unresolved = new Set(gaps);
     const pending = [...gaps];

@@ -13,6 +13,7 @@ import { ErasureAlreadyExecutedError, ErasurePlanTooLargeError } from "./errors"
 import type { BeforeCommit } from "./policy-tag-service";
 import type { SubjectKeys } from "./subject-keys";
 import type { Actor } from "./tag-records";
+import { appendTo } from "../grouping";
 
 /** The seed's k: an aggregate whose smallest group has at least this many members may be argued non-personal. */
 export const DEFAULT_K_THRESHOLD = 50;
@@ -236,7 +237,7 @@ function decide(facts: CatalogueFactRecord | null, k: number): Pick<ErasureActio
 /** Breadth first from every root at once: each artifact's fewest hops from a root. */
 function depthsFrom(roots: readonly string[], edges: readonly (readonly [string, string])[]): Map<string, number> {
   const out = new Map<string, string[]>();
-  for (const [s, t] of edges) out.set(s, [...(out.get(s) ?? []), t]);
+  for (const [s, t] of edges) appendTo(out, s, t);
   const depth = new Map(roots.map((r) => [r, 0]));
   let frontier = [...roots];
   for (let d = 1; frontier.length > 0; d++) {

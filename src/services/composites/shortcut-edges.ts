@@ -1,6 +1,7 @@
 import type { EdgeKind, ProvenanceEdgeDraft } from "../../../plugins/types";
 import { groupIdFor } from "../recording";
 import { CompositeExecutionError } from "./errors";
+import { appendTo } from "../grouping";
 
 /** The most shortcut derivations one output may have (they multiply along INDEPENDENT alternatives). */
 export const MAX_SHORTCUT_DERIVATIONS = 1_000;
@@ -41,7 +42,7 @@ export function composeShortcuts(input: ShortcutInput): ProvenanceEdgeDraft[] {
     if (!group.sources.includes(edge.sourceId)) group.sources.push(edge.sourceId);
     byGroup.set(key, group);
   }
-  for (const { target, sources } of byGroup.values()) derivations.set(target, [...(derivations.get(target) ?? []), sources]);
+  for (const { target, sources } of byGroup.values()) appendTo(derivations, target, sources);
 
   const memo = new Map<string, string[][]>();
   const visiting = new Set<string>();

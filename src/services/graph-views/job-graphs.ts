@@ -10,6 +10,7 @@ import { jobSteps, type JobName } from "./job-steps";
 import type { MacroGraph, MicroGraph } from "./layered-graph";
 import { buildMacroGraph, type PipelineFlowInput, type PipelineStepInput } from "./macro-graph";
 import { buildMicroGraph, type MicroDerivationInput } from "./micro-graph";
+import { appendTo } from "../grouping";
 
 /** What a job graph is called where a pipeline graph gives its pipeline's name. */
 export const jobGraphName = (job: JobName) => `${job.namespace}/${job.name}`;
@@ -28,7 +29,7 @@ export async function jobMacroGraph(db: Db, job: JobName, runs: number, options:
   const rolesOf = (operationId: string, direction: string) => roles.filter((r) => r.operationId === operationId && r.direction === direction).map((r) => ({ role: r.role, artifactType: r.artifactType }));
   const stepInputs: PipelineStepInput[] = steps.map((s) => ({ step: s.step, operation: s.operation, inputRoles: rolesOf(s.operation.id, "INPUT"), outputRoles: rolesOf(s.operation.id, "OUTPUT") }));
   const producers = new Map<string, { step: number; role: string }[]>();
-  for (const link of links) if (link.direction === "PRODUCED") producers.set(link.artifactId, [...(producers.get(link.artifactId) ?? []), { step: stepOf.get(link.runId)!, role: link.role }]);
+  for (const link of links) if (link.direction === "PRODUCED") appendTo(producers, link.artifactId, { step: stepOf.get(link.runId)!, role: link.role });
   const flows = new Map<string, PipelineFlowInput>();
   for (const link of links) {
     if (link.direction !== "CONSUMED") continue;

@@ -6,6 +6,7 @@ import { graphEdgeId, type LineageGraphEdgeRecord, type LineageGraphNodeRecord }
 import type { LineageFilters } from "./lineage-filters";
 import { asBoolean, asNumber, asText, type GraphReadClient } from "./read-client";
 import { columnIndex } from "./union-rows";
+import { appendTo } from "../grouping";
 
 /** Column nodes and edges added to a graph, and whether some were left out. */
 export interface ColumnGraphPart {
@@ -93,7 +94,7 @@ function countColumnHidden(nodes: Map<string, LineageGraphNodeRecord>, edges: re
     set.add(neighbour);
   };
   const columnsOf = new Map<string, string[]>();
-  for (const node of nodes.values()) if (node.kind === "COLUMN") columnsOf.set(node.artifactId!, [...(columnsOf.get(node.artifactId!) ?? []), node.id]);
+  for (const node of nodes.values()) if (node.kind === "COLUMN") appendTo(columnsOf, node.artifactId!, node.id);
   for (const edge of edges) {
     const source = columnNodeId(edge.sourceId, edge.sourceField);
     const target = edge.targetField === null ? edge.targetId : columnNodeId(edge.targetId, edge.targetField);

@@ -10,6 +10,7 @@ import { compareIds } from "./neighbourhood";
 import { ARTIFACT_SIDES, neighboursOf, type NeighbourSide, RUN_SIDES } from "./neighbour-sql";
 import { readNodeDetails } from "./node-details";
 import { asText, type GraphReadContext, rowObjects, StatementParams } from "./read-client";
+import { appendTo } from "../grouping";
 
 export interface ExpandArgs {
   nodeId: string;
@@ -238,7 +239,7 @@ async function readEntries(reader: GraphReadContext["reader"], ref: GraphNodeRef
         break;
       case "role": {
         const key = `${side}\u0000${nb}`;
-        result.roles.set(key, [...(result.roles.get(key) ?? []), asText(row.role)]);
+        appendTo(result.roles, key, asText(row.role));
         break;
       }
       case "group": {
@@ -253,7 +254,7 @@ async function readEntries(reader: GraphReadContext["reader"], ref: GraphNodeRef
         const key = `${side}\u0000${columnKeyOf(nb!, asText(row.nbfield))}`;
         const kind = asText(row.kind) === "INDIRECT" ? "COLUMN_INDIRECT" : "COLUMN_DIRECT";
         const id = asText(row.nbfield) === null && side === "up" ? `${graphEdgeId.column(Number(row.n))}:${encodeURIComponent(ref.kind === "COLUMN" ? ref.field : "")}` : graphEdgeId.column(Number(row.n));
-        result.columnEdges.set(key, [...(result.columnEdges.get(key) ?? []), { id, kind, runId: asText(row.runid)!, subtype: asText(row.subtype), masking: row.masking === true || row.masking === 1 }]);
+        appendTo(result.columnEdges, key, { id, kind, runId: asText(row.runid)!, subtype: asText(row.subtype), masking: row.masking === true || row.masking === 1 });
         break;
       }
     }
@@ -291,7 +292,7 @@ function groupEntries(entries: Entry[], groups: Set<string>[]): Entry[] {
     }
   }
   const byRoot = new Map<string, string[]>();
-  for (const e of entries) byRoot.set(root(e.key), [...(byRoot.get(root(e.key)) ?? []), e.key]);
+  for (const e of entries) appendTo(byRoot, root(e.key), e.key);
   return [...byRoot].map(([, members]) => members.sort(compareIds)).sort((a, b) => compareIds(a[0], b[0])).map((members) => ({ side: "up", key: members[0], members }));
 }
 

@@ -8,6 +8,7 @@ import { compareIds } from "./neighbourhood";
 import { readNodeDetails } from "./node-details";
 import { asNumber, asText, type GraphReadClient, type GraphReadContext } from "./read-client";
 import { columnIndex } from "./union-rows";
+import { appendTo } from "../grouping";
 
 export const IMPACT_KINDS = ["ARTIFACT", "DATASET", "COLUMN", "RUN", "JOB", "PIPELINE"] as const;
 export type ImpactKind = (typeof IMPACT_KINDS)[number];
@@ -128,7 +129,7 @@ async function walkSide(reader: GraphReadClient, root: GraphNodeRef, upstream: b
   const start = root.kind === "COLUMN" ? new Map([[root.id, 0]]) : root.kind === "ARTIFACT" ? new Map([[root.id, 0]]) : seeds;
   const depth = new Map(start);
   const out = new Map<string, string[]>();
-  for (const [near, far] of edges) out.set(near, [...(out.get(near) ?? []), far]);
+  for (const [near, far] of edges) appendTo(out, near, far);
   let layer = [...depth.keys()];
   while (layer.length > 0) {
     const next: string[] = [];

@@ -1,5 +1,6 @@
 import { type Box, isBackwardEdge, layOutBoxes, orderWithinColumns } from "../graph-views";
 import type { LineageGraphEdgeRecord, LineageGraphNodeRecord, LineageGraphRecord } from "./graph-records";
+import { appendTo } from "../grouping";
 
 /**
  * A lineage graph drawn left to right with the column rules of the pipeline graphs (docs: "Lineage
@@ -37,7 +38,7 @@ export function layOutLineageGraph(graph: LineageGraphRecord, options: { coordin
   if (!options.coordinates) return { ...graph, edges };
 
   const shownColumns = new Map<string, LineageGraphNodeRecord[]>();
-  for (const node of graph.nodes) if (inBox(node)) shownColumns.set(node.artifactId!, [...(shownColumns.get(node.artifactId!) ?? []), node]);
+  for (const node of graph.nodes) if (inBox(node)) appendTo(shownColumns, node.artifactId!, node);
   const boxed = graph.nodes.filter((node) => !inBox(node));
   const minColumn = Math.min(0, ...boxed.map((node) => columns.get(node.id)!));
   const drawn = boxed.map((node) => ({ key: node.id, column: columns.get(node.id)! - minColumn }));

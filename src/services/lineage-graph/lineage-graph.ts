@@ -7,6 +7,7 @@ import { layOutLineageGraph, markBackwardEdges } from "./lineage-graph-layout";
 import type { LineageFilters } from "./lineage-filters";
 import { compareIds, type DerivationEdgeFact, type NeighbourhoodFacts, readNeighbourhood, readWalk, related, type WalkResult } from "./neighbourhood";
 import type { GraphReadContext } from "./read-client";
+import { groupBy } from "../grouping";
 
 export interface LineageGraphArgs {
   /** Node ids: art_…, run_…, col:<art_…>:<field>. */
@@ -357,17 +358,6 @@ export function emptyNode(id: string, kind: LineageGraphNodeRecord["kind"], dept
 
 export function emptyEdge(id: string, kind: LineageGraphEdgeRecord["kind"], source: string, target: string): LineageGraphEdgeRecord {
   return { id, kind, source, target, runId: null, role: null, groupId: null, derivationKind: null, subtype: null, masking: null, backward: false, points: null };
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
 }
 
 function distinct<T>(values: readonly T[]): T[] {

@@ -7,6 +7,7 @@ import { emptyEdge } from "./lineage-graph";
 import { columnEdgeConditions, edgeConditions, type LineageFilters } from "./lineage-filters";
 import { compareIds } from "./neighbourhood";
 import { asBoolean, asNumber, asText, type GraphReadClient, type GraphReadContext, rowObjects, StatementParams } from "./read-client";
+import { appendTo } from "../grouping";
 
 export interface LineagePathArgs {
   from: string;
@@ -199,8 +200,8 @@ function enumerate(edges: Map<number, Hop>, start: string, goal: string, limit: 
   const out = new Map<string, Hop[]>();
   const into = new Map<string, Hop[]>();
   for (const e of [...edges.values()].sort((x, y) => x.id - y.id)) {
-    out.set(e.source, [...(out.get(e.source) ?? []), e]);
-    into.set(e.target, [...(into.get(e.target) ?? []), e]);
+    appendTo(out, e.source, e);
+    appendTo(into, e.target, e);
   }
   const toGoal = new Map<string, number>([[goal, 0]]);
   let layer = [goal];

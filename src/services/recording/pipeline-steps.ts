@@ -5,6 +5,7 @@ import { StepConflictError } from "../errors";
 import type { OperationRecord } from "../records";
 import { insertRows } from "./bulk-insert";
 import { noteUnitWrites } from "./unit-writes";
+import { appendTo } from "../grouping";
 
 // Seed "Visualization": the macro graph comes from the steps table alone. Record the step (its
 // operation and roles) once, and which earlier step's output role fed each of its input roles.
@@ -20,7 +21,7 @@ export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "
     }),
   );
   const producersOf = new Map<string, (typeof producers)[number][]>();
-  for (const producer of producers) producersOf.set(producer.artifactId, [...(producersOf.get(producer.artifactId) ?? []), producer]);
+  for (const producer of producers) appendTo(producersOf, producer.artifactId, producer);
   const flows = new Map<string, unknown[]>();
   for (const input of draft.inputs) {
     for (const producer of producersOf.get(input.id) ?? []) {

@@ -4,6 +4,7 @@ import type { DbTx } from "../../db/client";
 import { Prisma } from "../../generated/sqlite/client";
 import type { PendingRecords } from "./pending-records";
 import { storedArtifacts } from "./stored-artifacts";
+import { appendTo } from "../grouping";
 
 /**
  * The ReadPort plugins get, reading through the recording's own transaction, and seeing what the
@@ -20,7 +21,7 @@ export function prismaReadPort(tx: DbTx, pending?: PendingRecords): ReadPort {
     ancestorsOf: async (ids) => {
       // Pending edges first (in memory), then the stored ancestors of everything reached, in SQL.
       const sourcesOf = new Map<string, string[]>();
-      for (const edge of pending?.edges ?? []) sourcesOf.set(edge.targetId, [...(sourcesOf.get(edge.targetId) ?? []), edge.sourceId]);
+      for (const edge of pending?.edges ?? []) appendTo(sourcesOf, edge.targetId, edge.sourceId);
       const reached = new Map<string, Set<string>>();
       for (const id of new Set(ids)) {
         const seen = new Set<string>([id]);
@@ -53,6 +54,6 @@ async function storedAncestors(tx: DbTx, ids: string[]): Promise<Map<string, str
       )
       SELECT root AS "id", node AS "ancestorId" FROM walk WHERE node <> root`),
   );
-  for (const row of rows) ancestors.set(row.id, [...(ancestors.get(row.id) ?? []), row.ancestorId]);
+  for (const row of rows) appendTo(ancestors, row.id, row.ancestorId);
   return ancestors;
 }

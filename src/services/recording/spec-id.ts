@@ -2,6 +2,7 @@ import { canonicalJson } from "../canonical-json";
 import { specIdFrom, type SpecId } from "../ids";
 import type { OperationRecord } from "../records";
 import type { RecordExecutionRequest } from "./request-shape";
+import { appendAllTo } from "../grouping";
 
 /**
  * Seed "Dual identity": the same request has the same specId. A request is the operation, version,
@@ -15,7 +16,7 @@ export function specIdOf(operation: Pick<OperationRecord, "name" | "version" | "
   // looked up on a plain object, whose prototype would answer for them.
   const byRole = new Map<string, string[]>();
   for (const { role, artifactIds } of request.inputs) {
-    if (artifactIds.length > 0) byRole.set(role, [...(byRole.get(role) ?? []), ...artifactIds]);
+    if (artifactIds.length > 0) appendAllTo(byRole, role, artifactIds);
   }
   const inputs = Object.fromEntries(byRole) as Record<string, string[]>;
   if (operation.groupBy === "ZIP") sortPairs(inputs);
