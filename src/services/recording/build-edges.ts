@@ -2,7 +2,8 @@ import type { DraftExecution, LineageMapping, ProvenanceEdgeDraft, ReadPort } fr
 import { digest40 } from "../ids";
 import { yieldToEventLoop } from "./yield";
 
-const MAPPINGS_PER_TURN = 1_000;
+/** Source references resolved (and edges made) between turns: one mapping may name 20,000 sources. */
+const SOURCES_PER_TURN = 2_000;
 
 // Seed "The lineage pipeline", build + enrich: draft names become final artifact ids, each mapping one
 // derivation whose edges share a groupId (a hash of its sorted source ids), and every edge gets the
@@ -16,20 +17,22 @@ export async function buildEdges(draft: DraftExecution, mappings: LineageMapping
   const stepBoundary = draft.parentRunId === null;
 
   const edges: ProvenanceEdgeDraft[] = [];
-  for (let m = 0; m < mappings.length; m++) {
-    // Each derivation hashes its group id: let other work run every few thousand.
-    if (m > 0 && m % MAPPINGS_PER_TURN === 0) await yieldToEventLoop();
-    const mapping = mappings[m];
+  // Many small derivations or one with 20,000 sources: let other work run every few thousand sources.
+  let work = 0;
+  for (const mapping of mappings) {
+    if (++work % SOURCES_PER_TURN === 0) await yieldToEventLoop();
     const target = outputs.get(mapping.output);
     if (!target || target.artifactType === null) continue;
     const sources: { id: string; type: string }[] = [];
     for (const ref of mapping.sources) {
+      if (++work % SOURCES_PER_TURN === 0) await yieldToEventLoop();
       if ("input" in ref && inputs.has(ref.input)) sources.push({ id: ref.input, type: inputs.get(ref.input)! });
       else if ("output" in ref && outputs.get(ref.output)?.artifactType) sources.push({ id: outputs.get(ref.output)!.id, type: outputs.get(ref.output)!.artifactType! });
       else if ("stored" in ref && stored.has(ref.stored)) sources.push({ id: ref.stored, type: stored.get(ref.stored)! });
     }
     const groupId = groupIdFor(sources.map((s) => s.id));
     for (const source of sources) {
+      if (++work % SOURCES_PER_TURN === 0) await yieldToEventLoop();
       edges.push({ sourceId: source.id, targetId: target.id, runId: draft.runId, kind: mapping.kind, groupId, stepBoundary, sourceType: source.type, targetType: target.artifactType });
     }
   }
