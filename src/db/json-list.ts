@@ -22,3 +22,16 @@ export function jsonItem(provider: DatabaseProvider, alias: string, index?: numb
 export function jsonListSelect(provider: DatabaseProvider, placeholder: string, type: "text" | "bigint" = "text"): string {
   return `SELECT ${jsonItem(provider, "j", undefined, type)} FROM ${jsonListRows(provider, placeholder)} j`;
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A value as JSON text to bind as one parameter (rows for json_populate_recordset, lists): every
+ * string in it well-formed, a lone surrogate made U+FFFD as the driver's UTF-8 encoding makes it on
+ * the VALUES path. JSON.stringify escapes a lone surrogate as \udXXX, which PostgreSQL's json parser
+ * refuses ("invalid input syntax for type json"): free text (a column's description an OpenLineage
+ * producer sent) may hold one, and the statement would fail whole (found by the fuzz suite).
+ */
+export function jsonParameter(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === "string" ? item.replace(LONE_SURROGATE, "\ufffd") : item));
+}

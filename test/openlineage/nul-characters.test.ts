@@ -53,4 +53,16 @@ describe("an OpenLineage event holding U+0000", () => {
     const columns = await t.app.database.prisma.datasetColumn.findMany({ where: { field: "id", description: { startsWith: "a" } }, select: { description: true } });
     expect(columns.map((c) => c.description)).toEqual([t.app.database.provider === "postgres" ? "a\ufffdb" : "a\ufffd\ufffd\ufffdb"]);
   });
+
+  // Found by the fuzz suite on PostgreSQL: the search entry of a column seen for the first time (its
+  // description is the entry's guarded text) went to PostgreSQL as JSON with the surrogate escaped, which
+  // its json parser refuses: the event was REFUSED with INTERNAL_SERVER_ERROR.
+  test("a lone surrogate in the description of a column seen for the first time (a new search entry): 201, and the column is found", async () => {
+    const event = runEvent({ outputs: [dataset("pg", "public.orders", { schema: { _producer: "https://example.org/p", _schemaURL: "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json", fields: [{ name: "amount", description: "Total amount (AUD)\ud800" }] } })] });
+    const answer = await postEvent(t, event);
+    expect(answer.status).toBe(201);
+    const found = await t.gql(`{ search(query: "public.orders.amount", kinds: [COLUMN]) { edges { node { label } } } }`);
+    expect(found.errors).toBeUndefined();
+    expect(found.data!.search.edges.map((e: any) => e.node.label)).toContain("pg/public.orders.amount");
+  });
 });

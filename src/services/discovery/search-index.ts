@@ -1,5 +1,6 @@
 import type { DbTx } from "../../db/client";
 import type { DatabaseProvider } from "../../db/database-url";
+import { jsonParameter } from "../../db/json-list";
 import { insertRows, type SearchableWrite } from "../recording";
 import { comparedText, documentsOf, type SearchDocument, searchedText } from "./search-documents";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf } from "./search-kinds";
@@ -124,7 +125,7 @@ async function addOnPostgres(run: SqlRunner, documents: readonly SearchDocument[
       `INSERT INTO "SearchNamespace" ("name", "datasets", "jobs") SELECT a."namespace", sum(CASE WHEN a."kind" = 'DATASET' THEN 1 ELSE 0 END), sum(CASE WHEN a."kind" = 'JOB' THEN 1 ELSE 0 END) ` +
       `FROM added a WHERE a."kind" IN ('DATASET', 'JOB') AND a."namespace" IS NOT NULL GROUP BY a."namespace" ORDER BY a."namespace" ` +
       `ON CONFLICT ("name") DO UPDATE SET "datasets" = "SearchNamespace"."datasets" + excluded."datasets", "jobs" = "SearchNamespace"."jobs" + excluded."jobs"`,
-    [JSON.stringify(payload)],
+    [jsonParameter(payload)],
   );
 }
 

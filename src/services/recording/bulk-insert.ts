@@ -1,6 +1,7 @@
 import { Prisma } from "../../generated/sqlite/client";
 import type { DbTx } from "../../db/client";
 import { directStatementsOf } from "../../db/direct-statements";
+import { jsonParameter } from "../../db/json-list";
 import { turnSlicer, yieldToEventLoop } from "./yield";
 
 /**
@@ -99,14 +100,10 @@ function jsonInsertSql(table: string, columns: readonly string[], options: Inser
   return `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) SELECT ${columns.map((c) => `r.${quoted(c)}`).join(", ")} FROM json_populate_recordset(NULL::${quoted(table)}, $1::json) AS r${conflictAndReturning(options)}`;
 }
 
-/** Dates as ISO text (UTC), which PostgreSQL reads into timestamp(3) as Prisma writes them. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
+/** Dates as ISO text (UTC), which PostgreSQL reads into timestamp(3) as Prisma writes them; strings well-formed (jsonParameter). */
 function jsonPayload(columns: readonly string[], rows: readonly unknown[][]): string {
-  // A lone surrogate becomes U+FFFD, as the driver's UTF-8 encoding makes it on the VALUES path:
-  // JSON.stringify escapes it as \udXXX, which PostgreSQL's json parser refuses (found by the fuzz suite).
-  const cell = (value: unknown) => (value instanceof Date ? value.toISOString() : typeof value === "string" ? value.replace(LONE_SURROGATE, "\ufffd") : value);
-  return JSON.stringify(
+  const cell = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+  return jsonParameter(
     rows.map((row) => {
       const object: Record<string, unknown> = {};
       columns.forEach((column, i) => (object[column] = cell(row[i])));
