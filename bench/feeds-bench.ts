@@ -20,6 +20,13 @@ import { ExecutionRecorder, GroupCommit, OperationRegistry } from "../src/servic
  *   subscribers subscribed and with none (the sockets stay open), interleaved (ABBA) so drift in
  *   the machine's speed hits both sides alike; per pair of blocks, the ratio of the server's CPU
  *   time per run, and of the recording client's latency per run; the medians of those ratios.
+ * - The floor: after each pair, a block of the same runs published by a bare `ws` server in a
+ *   process of its own (bench/socket-floor-server.ts: one encoding, then one socket write per
+ *   subscriber, nothing else) to as many subscribers of its own; its CPU per run is what the
+ *   socket writes alone cost, and the fan-out's cost (CPU with subscribers − without) is reported
+ *   as a multiple of it.
+ * - 10,000 subscribers: delivery latency and server CPU per run at 1 run/s (10,000 deliveries a
+ *   second, what one client process on the other core receives and parses), provgraph and the floor.
  * - The feed log's cost on the write path: recordings of 50 inputs → 50 outputs (the ingest
  *   bench's shape) through the recorder in this process, with the feed log as the commit path's
  *   journal and without, in interleaved blocks on one SQLite file; the median ratio.
@@ -41,6 +48,14 @@ export interface FeedsBenchResult {
   cpuMsPerRunWithout: number;
   recordMsWith: number;
   recordMsWithout: number;
+  /** The floor (bare `ws` server, same subscribers, same rate): CPU per run, and its delivery latency. */
+  floorCpuMsPerRun: number;
+  floorP50Ms: number;
+  floorP99Ms: number;
+  /** (server CPU per run with subscribers − without) ÷ the floor's CPU per run: the fan-out as a multiple of its socket writes. */
+  fanOutToFloor: number;
+  /** The same at 10,000 subscribers, 1 run/s. */
+  big: { subscribers: number; runsPerSec: number; runs: number; deliveries: number; p50Ms: number; p99Ms: number; maxMs: number; cpuMsPerRun: number; floorP50Ms: number; floorP99Ms: number; floorMaxMs: number; floorCpuMsPerRun: number; serverRssPeakMb: number };
   /** Recording time with the feed log appended in each transaction ÷ without (median over block pairs). */
   feedLogRatio: number;
   recordMsWithFeedLog: number;
@@ -61,8 +76,11 @@ export async function runFeedsBench(options: { quick: boolean; log: (line: strin
   const file = path.join(options.dataDir, "feeds.db");
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
 
-  const server = await startServer({ DATABASE_URL: `file:${file}`, PORT: "0", LOG_LEVEL: "info", NODE_ENV: "production" });
+  const server = await startServer(["src/main.ts"], { DATABASE_URL: `file:${file}`, PORT: "0", LOG_LEVEL: "info", NODE_ENV: "production" }, /provgraph listening on (http:\/\/\S+?)"/);
+  const floor = await startServer(["bench/socket-floor-server.ts"], {}, /listening on (http:\/\/\S+)/);
   const clients: Subscriber[] = [];
+  const floorClients: Subscriber[] = [];
+  const bigClients: Subscriber[] = [];
   try {
     const post = async (query: string, variables: unknown) => {
       const response = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) });
@@ -81,33 +99,45 @@ export async function runFeedsBench(options: { quick: boolean; log: (line: strin
       if (data.recordExecution.__typename !== "RecordExecutionPayload") throw new Error(JSON.stringify(data.recordExecution));
       return performance.now() - started;
     };
-    /** `runs` recordings at `rate` per second (each starts on its slot, or at once when late); the mutation latencies. */
-    const steady = async (runs: number) => {
+    /** A run published by the floor server: one encoding, a socket write per subscriber. */
+    const publishFloor = async () => {
+      const started = performance.now();
+      await (await fetch(`${floor.url}/publish`, { method: "POST" })).text();
+      return performance.now() - started;
+    };
+    /** `runs` publications at `perSec` (each starts on its slot, or at once when late); their latencies. */
+    const steady = async (runs: number, publish: () => Promise<number> = record, perSec = rate) => {
       const latencies: number[] = [];
       const start = performance.now();
       for (let i = 0; i < runs; i++) {
-        const wait = start + (i * 1000) / rate - performance.now();
+        const wait = start + (i * 1000) / perSec - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        latencies.push(await record());
+        latencies.push(await publish());
       }
       return latencies;
     };
     for (let i = 0; i < 20; i++) await record(); // warm-up, no subscribers
+    for (let i = 0; i < 20; i++) await publishFloor();
 
-    // 1,000 sockets, in batches so the accept queue keeps up.
-    for (let i = 0; i < subscribers; i += 100) clients.push(...(await Promise.all(Array.from({ length: Math.min(100, subscribers - i) }, () => connect(server.url)))));
+    // Sockets in batches of 100, so the accept queue keeps up.
+    const connectAll = async (url: string, count: number, into: Subscriber[]) => {
+      for (let i = 0; i < count; i += 100) into.push(...(await Promise.all(Array.from({ length: Math.min(100, count - i) }, () => connect(url)))));
+    };
+    await connectAll(server.url, subscribers, clients);
+    await connectAll(floor.url, subscribers, floorClients);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const serverRssIdleMb = rssMb(server.pid);
 
     // --- latency at a steady rate ---
-    const subscribeAll = async () => {
-      for (const client of clients) client.subscribe();
+    const subscribeAll = async (subscribed: Subscriber[] = clients, publish: () => Promise<number> = record) => {
+      for (const client of subscribed) client.subscribe();
       // Subscribed when a run reaches everyone.
-      const before = clients.map((client) => client.received);
-      await record();
-      await waitFor(() => clients.every((client, i) => client.received > before[i]), 30_000, "every subscriber to get the first run");
+      const before = subscribed.map((client) => client.received);
+      await publish();
+      await waitFor(() => subscribed.every((client, i) => client.received > before[i]), 60_000, "every subscriber to get the first run");
     };
     await subscribeAll();
+    await subscribeAll(floorClients, publishFloor);
     for (const client of clients) client.latencies.length = 0;
     let peak = rssMb(server.pid);
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 200);
@@ -143,6 +173,22 @@ export async function runFeedsBench(options: { quick: boolean; log: (line: strin
       for (const client of clients) client.unsubscribe();
       await new Promise((resolve) => setTimeout(resolve, 300));
     };
+    // The floor's block: the same runs at the same rate, published by the bare ws server to its own subscribers.
+    const floorCpu: number[] = [];
+    const floorLatencies: number[] = [];
+    const toFloor: number[] = [];
+    const floorBlock = async () => {
+      for (const client of floorClients) client.latencies.length = 0;
+      const before = floorClients.map((client) => client.received);
+      const cpu0 = cpuMs(floor.pid);
+      await steady(blockRuns, publishFloor);
+      await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
+      const cpu = (cpuMs(floor.pid) - cpu0) / blockRuns;
+      await waitFor(() => floorClients.every((client, i) => client.received - before[i] >= blockRuns), 60_000, "every floor delivery");
+      floorCpu.push(cpu);
+      for (const client of floorClients) floorLatencies.push(...client.latencies);
+      return cpu;
+    };
     let subscribed = true;
     for (let pair = 0; pair < blockPairs; pair++) {
       // ABBA: with, without, without, with, …
@@ -156,7 +202,53 @@ export async function runFeedsBench(options: { quick: boolean; log: (line: strin
       }
       cpuRatios.push(results.true.cpu / results.false.cpu);
       latencyRatios.push(results.true.mean / results.false.mean);
+      toFloor.push((results.true.cpu - results.false.cpu) / (await floorBlock()));
     }
+    floorLatencies.sort((a, b) => a - b);
+    const floorQuantile = (q: number) => floorLatencies[Math.min(floorLatencies.length - 1, Math.floor(q * floorLatencies.length))];
+    for (const client of [...clients.splice(0), ...floorClients.splice(0)]) client.close();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+
+    // --- 10,000 subscribers at 1 run/s: provgraph, then the floor ---
+    const bigCount = options.quick ? 2_000 : 10_000;
+    const bigRate = 1;
+    const bigRuns = options.quick ? 5 : 20;
+    const bigPhase = async (url: string, pid: number, publish: () => Promise<number>) => {
+      await connectAll(url, bigCount, bigClients);
+      await subscribeAll(bigClients, publish);
+      for (const client of bigClients) client.latencies.length = 0;
+      let bigPeak = rssMb(pid);
+      const bigSampler = setInterval(() => (bigPeak = Math.max(bigPeak, rssMb(pid))), 200);
+      const before = bigClients.map((client) => client.received);
+      const cpu0 = cpuMs(pid);
+      await steady(bigRuns, publish, bigRate);
+      await waitFor(() => bigClients.every((client, i) => client.received - before[i] >= bigRuns), 120_000, `every delivery to ${bigCount} subscribers`);
+      const cpuMsPerRun = (cpuMs(pid) - cpu0) / bigRuns;
+      clearInterval(bigSampler);
+      if (bigClients.some((client, i) => client.received - before[i] !== bigRuns || client.outOfOrder)) throw new Error(`a subscriber of ${bigCount} missed a run, or got one twice or out of order`);
+      const all = bigClients.flatMap((client) => client.latencies).sort((a, b) => a - b);
+      for (const client of bigClients.splice(0)) client.close();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const at = (q: number) => all[Math.min(all.length - 1, Math.floor(q * all.length))];
+      return { deliveries: all.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: all[all.length - 1], cpuMsPerRun: round(cpuMsPerRun, 2), peakMb: bigPeak };
+    };
+    const bigServer = await bigPhase(server.url, server.pid, record);
+    const bigFloor = await bigPhase(floor.url, floor.pid, publishFloor);
+    const big = {
+      subscribers: bigCount,
+      runsPerSec: bigRate,
+      runs: bigRuns,
+      deliveries: bigServer.deliveries,
+      p50Ms: bigServer.p50Ms,
+      p99Ms: bigServer.p99Ms,
+      maxMs: bigServer.maxMs,
+      cpuMsPerRun: bigServer.cpuMsPerRun,
+      floorP50Ms: bigFloor.p50Ms,
+      floorP99Ms: bigFloor.p99Ms,
+      floorMaxMs: bigFloor.maxMs,
+      floorCpuMsPerRun: bigFloor.cpuMsPerRun,
+      serverRssPeakMb: round(bigServer.peakMb),
+    };
     const journal = await measureFeedLog(path.join(options.dataDir, "feeds-journal.db"), options.quick);
     const result: FeedsBenchResult = {
       subscribers,
@@ -173,17 +265,25 @@ export async function runFeedsBench(options: { quick: boolean; log: (line: strin
       cpuMsPerRunWithout: round(mean(sides.without.cpu), 2),
       recordMsWith: round(mean(sides.with.latency), 2),
       recordMsWithout: round(mean(sides.without.latency), 2),
+      floorCpuMsPerRun: round(mean(floorCpu), 2),
+      floorP50Ms: floorQuantile(0.5),
+      floorP99Ms: floorQuantile(0.99),
+      fanOutToFloor: round(median(toFloor), 2),
+      big,
       ...journal,
     };
     options.log(
       `feeds   ${subscribers} WebSocket subscribers, ${rate} runs/s: delivery p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms (max ${result.maxMs}); server RSS ${result.serverRssIdleMb} MB idle, ${result.serverRssPeakMb} MB peak; ` +
         `publishing cost: CPU ×${result.publishCpuRatio} (${result.cpuMsPerRunWith} vs ${result.cpuMsPerRunWithout} ms per run), recording latency ×${result.publishLatencyRatio}; ` +
+        `the floor (bare ws, same sockets): CPU ${result.floorCpuMsPerRun} ms per run, delivery p99 ${result.floorP99Ms} ms, fan-out ×${result.fanOutToFloor} the floor's socket writes; ` +
+        `${big.subscribers} subscribers at ${big.runsPerSec} run/s: p50 ${big.p50Ms} ms, p99 ${big.p99Ms} ms, CPU ${big.cpuMsPerRun} ms per run (floor p99 ${big.floorP99Ms} ms, CPU ${big.floorCpuMsPerRun} ms); ` +
         `feed log on the write path ×${result.feedLogRatio} (${result.recordMsWithFeedLog} vs ${result.recordMsWithoutFeedLog} ms per 50→50 recording)`,
     );
     return result;
   } finally {
-    for (const client of clients) client.close();
+    for (const client of [...clients, ...floorClients, ...bigClients]) client.close();
     await server.stop();
+    await floor.stop();
   }
 }
 
@@ -285,15 +385,16 @@ function connect(httpUrl: string): Promise<Subscriber> {
   });
 }
 
-async function startServer(env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.FEEDS_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", "src/main.ts"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** A server in a process of its own (provgraph, or the floor), ready when its output matches `listening` (the URL in group 1). */
+async function startServer(script: string[], env: Record<string, string>, listening: RegExp): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.FEEDS_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", ...script], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 180_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      const match = /provgraph listening on (http:\/\/\S+?)"/.exec(output);
+      const match = listening.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);

@@ -74,7 +74,7 @@ function concurrencyRow(result: ConcurrencyResult): string {
   return (
     `| group commit: ${result.clients} clients × ${result.fan} → ${result.fan}, ${label(result.database)}${result.synchronous ? `, synchronous = ${result.synchronous}` : ""}${result.workers ? `, WORKERS=${result.workers}` : ""} | ${perSec(result.provgraphPerSec)} (server CPU ${ms(result.serverCpuMs)}) | ` +
     `${perSec(result.rawPerSec)} one transaction each; ${perSec(result.rawBatchedPerSec)} ${result.clients} to a transaction | ` +
-    `${ratio(result.ratioToRaw)}; ${ratio(result.ratioToBatched)} | ≥ 2; ≥ 0.5 |`
+    `${ratio(result.ratioToRaw)}; ${ratio(result.ratioToBatched)} | ${result.workers ? "" : result.synchronous === "FULL" ? "≥ 1; ≥ 0.5" : "≥ 2; ≥ 0.5"} |`
   );
 }
 
@@ -104,18 +104,32 @@ function authRow(result: AuthBenchResult): string {
 
 function openLineageRows(result: OpenLineageBenchResult): string[] {
   return [
-    `| OpenLineage: runs of START + COMPLETE (2 inputs → 1 output, 12-column schemas, column lineage), one event per \`POST /api/v1/lineage\` vs raw inserts of the same rows, one transaction per event | ${perSec(result.singlePerSec)} | ${perSec(result.singleRawPerSec)} | ${ratio(result.singleRatio)} | |`,
-    `| the same events in batches of ${result.batchEvents.toLocaleString("en-US")} (\`POST /api/v1/lineage/batch\`) vs raw inserts of the same rows in transactions of 250 events | ${perSec(result.batchPerSec)} | ${perSec(result.batchRawPerSec)} | ${ratio(result.batchRatio)} | ≥ 0.5 |`,
+    `| OpenLineage: runs of START + COMPLETE (2 inputs → 1 output, 12-column schemas, column lineage), one event per \`POST /api/v1/lineage\` vs raw inserts of the same rows, one transaction per event | ${perSec(result.singlePerSec)} | ${perSec(result.singleRawPerSec)} | ${ratio(result.singleRatio)} | ≥ 0.4 |`,
+    `| the same events in batches of ${result.batchEvents.toLocaleString("en-US")} (\`POST /api/v1/lineage/batch\`) vs raw inserts of the same rows in transactions of 250 events | ${perSec(result.batchPerSec)} | ${perSec(result.batchRawPerSec)} | ${ratio(result.batchRatio)} | ≥ 0.8 |`,
     `| the same batches vs raw inserts committing every event on its own | | | ${ratio(result.batchRatioToRawPerEventCommits)} | |`,
   ];
 }
 
 function feedsRows(result: FeedsBenchResult): string[] {
+  const subscribers = result.subscribers.toLocaleString("en-US");
+  const floor = result.floorCpuMsPerRun !== undefined;
+  const big = result.big;
   return [
-    `| fan-out: ${result.subscribers.toLocaleString("en-US")} graphql-ws subscribers of \`runRecorded\` on loopback, ${result.runsPerSec} runs/s, the server in its own process: delivery latency from commit | p50 ${ms(result.p50Ms)}, p99 ${ms(result.p99Ms)} (max ${ms(result.maxMs)}) | | | p99 < 50 ms |`,
+    `| fan-out: ${subscribers} graphql-ws subscribers of \`runRecorded\` on loopback, ${result.runsPerSec} runs/s, the server in its own process: delivery latency from commit | p50 ${ms(result.p50Ms)}, p99 ${ms(result.p99Ms)} (max ${ms(result.maxMs)}) | ${floor ? `p50 ${ms(result.floorP50Ms)}, p99 ${ms(result.floorP99Ms)} (the floor: a bare \`ws\` server writing the same runs to as many sockets)` : ""} | | p99 < 50 ms |`,
     `| the same: server RSS, sockets open and idle / peak while delivering | ${Math.round(result.serverRssIdleMb)} MB / ${Math.round(result.serverRssPeakMb)} MB | | | |`,
     `| publishing: recording at ${result.runsPerSec} runs/s with the ${result.subscribers.toLocaleString("en-US")} subscribed vs none (ABBA blocks): the mutation's latency | ${ms(result.recordMsWith)} | ${ms(result.recordMsWithout)} | ${ratio(result.publishLatencyRatio)} | ≤ 1.2 |`,
-    `| the same: server CPU per run (the fan-out itself) | ${ms(result.cpuMsPerRunWith)} | ${ms(result.cpuMsPerRunWithout)} | ${ratio(result.publishCpuRatio)} | |`,
+    `| the same: server CPU per run with the ${subscribers} subscribed vs none | ${ms(result.cpuMsPerRunWith)} | ${ms(result.cpuMsPerRunWithout)} | ${ratio(result.publishCpuRatio)} | ≤ 1.5 |`,
+    ...(floor
+      ? [
+          `| the fan-out's own CPU per run (with subscribers − without) vs the floor's: one encoding and ${subscribers} socket writes by a bare \`ws\` server in its own process, blocks interleaved | ${ms(result.cpuMsPerRunWith - result.cpuMsPerRunWithout)} | ${ms(result.floorCpuMsPerRun)} | ${ratio(result.fanOutToFloor)} | |`,
+        ]
+      : []),
+    ...(big
+      ? [
+          `| fan-out: ${big.subscribers.toLocaleString("en-US")} subscribers, ${big.runsPerSec} run/s (${big.runs} runs, ${big.deliveries.toLocaleString("en-US")} deliveries): delivery latency from commit, vs the floor at the same count | p50 ${ms(big.p50Ms)}, p99 ${ms(big.p99Ms)} (max ${ms(big.maxMs)}) | p50 ${ms(big.floorP50Ms)}, p99 ${ms(big.floorP99Ms)} (max ${ms(big.floorMaxMs)}) | ${ratio(big.p99Ms / big.floorP99Ms)} | p99 < 200 ms |`,
+          `| the same: server CPU per run, vs the floor's; server peak RSS ${Math.round(big.serverRssPeakMb)} MB | ${ms(big.cpuMsPerRun)} | ${ms(big.floorCpuMsPerRun)} | ${ratio(big.cpuMsPerRun / big.floorCpuMsPerRun)} | |`,
+        ]
+      : []),
     `| the feed log on the write path: 50 → 50 recordings with the append in their transaction vs without | ${ms(result.recordMsWithFeedLog)} | ${ms(result.recordMsWithoutFeedLog)} | ${ratio(result.feedLogRatio)} | |`,
   ];
 }
@@ -203,6 +217,9 @@ function cpuBudgetRows(budget: CpuBudgetResult): string[] {
     `| ${name} | ${budget.rows.map((row) => { const old = before?.rows.find((r) => r.workload === row.workload); return before ? `${cell(old && value(old))} | ${cell(value(row))}` : cell(value(row)); }).join(" | ")} |`;
   for (const phase of CPU_PHASES) lines.push(rowOf(phase, (row) => row.phases[phase]));
   lines.push(rowOf("**whole process (/proc)**", (row) => row.serverCpuMs));
+  // The goals per workload, in the "now" column.
+  const goals: Record<string, string> = { "recordExecution 10 → 10": "≤ 3", "recordExecution 50 → 50": "≤ 7" };
+  lines.push(`| goal (whole process) | ${budget.rows.map((row) => (before ? ` | ${goals[row.workload] ?? ""}` : goals[row.workload] ?? "")).join(" | ")} |`);
   return lines;
 }
 
