@@ -239,6 +239,24 @@ function sqliteReadClient(file: string, countStatement: () => void, slot: Adapte
   });
 }
 
+/**
+ * PostgreSQL's JIT off on provgraph's connections. The planner's cost estimates for recursive walks and
+ * for JSON id lists (a set-returning function is guessed at 100 rows, a walk at a million) pass
+ * jit_above_cost on statements that read a few index pages, and compiling them cost 0.7–2.5 s each:
+ * lineageGraph depth 3 on the 1.05M-edge store took 763 ms, 759 of them JIT (EXPLAIN ANALYZE), and
+ * the search bench's p99 was 2–3 s. Sent as a startup option; a DATABASE_URL with its own `options`
+ * parameter keeps what it says.
+ */
+const NO_JIT = "-c jit=off";
+
+function hasStartupOptions(connectionString: string): boolean {
+  try {
+    return new URL(connectionString).searchParams.has("options");
+  } catch {
+    return false;
+  }
+}
+
 /** A pool of PostgreSQL connections behind a Prisma client. */
 function pgClient(
   connectionString: string,
@@ -252,7 +270,13 @@ function pgClient(
   return new PgPrismaClient({
     // A connection that cannot be made within PG_CONNECT_TIMEOUT_MS fails (DATABASE_UNAVAILABLE) instead of holding its request until the OS gives up.
     adapter: countingAdapter(
-      new PrismaPg({ connectionString, max, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS, ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}) }),
+      new PrismaPg({
+        connectionString,
+        max,
+        connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+        ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+        ...(hasStartupOptions(connectionString) ? {} : { options: NO_JIT }),
+      }),
       countStatement,
       { wrapTransaction: serializeStatements, onTransaction: options.onTransaction, slot: options.slot },
     ),
