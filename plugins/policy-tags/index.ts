@@ -36,7 +36,8 @@ export const policyTagPropagation: PropagatePlugin = {
  */
 export function nearEnds(written: WrittenLineage): LineageNode[] {
   const nodes = new Map<string, LineageNode>();
-  const add = (node: LineageNode) => nodes.set(JSON.stringify(node), node);
+  // A joined key, not JSON.stringify of the node: a join's 20,000 edges, several times cheaper.
+  const add = (node: LineageNode) => nodes.set(`${node.kind}\u0000${node.artifactId}\u0000${node.kind === "COLUMN" ? node.field : ""}`, node);
   for (const edge of written.artifactEdges) add({ kind: "ARTIFACT", artifactId: edge.sourceId });
   for (const edge of written.columnEdges) {
     add({ kind: "COLUMN", artifactId: edge.sourceId, field: edge.sourceField });

@@ -91,7 +91,8 @@ function distinctNodes(nodes: TagFlowRequest["from"] & {}): { nodeKind: string; 
   const seen = new Map<string, { nodeKind: string; artifactId: string; field: string }>();
   for (const node of nodes) {
     const row = { nodeKind: node.kind, artifactId: node.artifactId, field: node.kind === "COLUMN" ? node.field : "" };
-    seen.set(JSON.stringify(row), row);
+    // A joined key, not JSON.stringify of the row: a join's 20,000 near ends, several times cheaper.
+    seen.set(`${row.nodeKind}\u0000${row.artifactId}\u0000${row.field}`, row);
   }
   return [...seen.values()];
 }

@@ -1,5 +1,5 @@
 import { openLineageJobNamespace } from "../job-names";
-import type { SearchableWrite } from "../recording";
+import { mapInTurns, type SearchableWrite } from "../recording";
 import { columnKey, datasetKey, type DocumentKind, jobTarget, pipelineTarget, tagTarget } from "./search-kinds";
 import { foldText, indexedText } from "./search-text";
 
@@ -63,7 +63,7 @@ export type DatasetOf = (artifactId: string) => { namespace: string; name: strin
  * The documents a unit's writes give, one per (kind, key): an artifact that is a dataset version
  * gives its dataset's, a column its dataset column's (the last description a unit reported wins).
  */
-export function documentsOf(writes: readonly SearchableWrite[], datasetOf: DatasetOf): SearchDocument[] {
+export async function documentsOf(writes: readonly SearchableWrite[], datasetOf: DatasetOf): Promise<SearchDocument[]> {
   const documents = new Map<string, SearchDocument>();
   const add = (document: SearchDocument) => {
     const id = `${document.kind}\u0000${document.key}`;
@@ -72,7 +72,8 @@ export function documentsOf(writes: readonly SearchableWrite[], datasetOf: Datas
     if (known && document.guarded === null) return;
     documents.set(id, known ? { ...known, guarded: document.guarded, guard: document.guard } : document);
   };
-  for (const write of writes) {
+  // A big run's 20,000 artifacts, one document each: in turns (mapInTurns), like the statements that write them.
+  await mapInTurns(writes, (write) => {
     switch (write.kind) {
       case "ARTIFACT":
         if (write.dataset) add(datasetDocument(write.dataset.namespace, write.dataset.name, write.id));
@@ -105,7 +106,7 @@ export function documentsOf(writes: readonly SearchableWrite[], datasetOf: Datas
         add({ kind: "POLICY_TAG", key: write.tag, label: write.tag, keywords: null, guarded: null, guard: null, target: tagTarget(write.tag), namespace: null, detail: "policy tag" });
         break;
     }
-  }
+  });
   return [...documents.values()];
 }
 

@@ -1,7 +1,7 @@
 import type { DbTx } from "../../db/client";
 import type { DatabaseProvider } from "../../db/database-url";
 import { jsonParameter } from "../../db/json-list";
-import { insertRows, type SearchableWrite } from "../recording";
+import { insertRows, mapInTurns, type SearchableWrite } from "../recording";
 import { comparedText, documentsOf, type SearchDocument, searchedText } from "./search-documents";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf } from "./search-kinds";
 import { Params, type SqlRunner, sqlRunnerOf } from "./sql-runner";
@@ -20,7 +20,7 @@ export async function indexSearchableWrites(tx: DbTx, provider: DatabaseProvider
   if (writes.length === 0) return;
   const run = sqlRunnerOf(tx, provider);
   const datasets = await datasetsOfColumns(run, writes);
-  const documents = documentsOf(writes, (artifactId) => datasets.get(artifactId) ?? null);
+  const documents = await documentsOf(writes, (artifactId) => datasets.get(artifactId) ?? null);
   if (documents.length === 0) return;
   // A created artifact has no entry yet; the others (a dataset's further version, a column reported again) may.
   const existing = await existingEntries(run, documents.filter((d) => d.kind !== "ARTIFACT"));
@@ -90,7 +90,8 @@ async function addOnSqlite(tx: DbTx, run: SqlRunner, documents: readonly SearchD
     next.set(kind, lowest === null ? top : Number(lowest) - 1);
   }
   const ids = new Map<number, SearchDocument>();
-  const rows = documents.map((d) => {
+  // Folding and marking 20,000 texts takes its turns (mapInTurns), as the statements do.
+  const rows = await mapInTurns(documents, (d) => {
     const id = next.get(d.kind)!;
     next.set(d.kind, id - 1);
     ids.set(id, d);
@@ -98,7 +99,7 @@ async function addOnSqlite(tx: DbTx, run: SqlRunner, documents: readonly SearchD
   });
   const inserted = (await insertRows(tx, "SearchEntry", ENTRY_COLUMNS, rows, { ignoreConflicts: true, returning: "id" })).map(Number);
   await countNamespaces(tx, inserted.map((id) => ids.get(id)!));
-  const texts = inserted.map((id) => [id, ...markedTexts(ids.get(id)!)] as const);
+  const texts = await mapInTurns(inserted, (id) => [id, ...markedTexts(ids.get(id)!)] as const);
   await insertRows(tx, "SearchLabelText", ["rowid", "text"], texts.map(([id, label]) => [id, label]));
   await insertRows(tx, "SearchGuardedText", ["rowid", "text"], texts.flatMap(([id, , guarded]) => (guarded === null ? [] : [[id, guarded]])));
 }
@@ -112,7 +113,7 @@ async function addOnSqlite(tx: DbTx, run: SqlRunner, documents: readonly SearchD
 async function addOnPostgres(run: SqlRunner, documents: readonly SearchDocument[]): Promise<void> {
   if (documents.length === 0) return;
   const columns = [...ENTRY_COLUMNS, ...MARKED_COLUMNS];
-  const payload = documents.map((d) => {
+  const payload = await mapInTurns(documents, (d) => {
     const values = [...entryRow(idRangeOf(d.kind).top, d), ...markedTexts(d)];
     return Object.fromEntries(columns.map((column, i) => [column, values[i]]));
   });

@@ -130,6 +130,8 @@ function inKeyOrder(rows: readonly unknown[][]): unknown[][] {
 }
 
 function compareValues(a: unknown, b: unknown): number {
+  // Keys are strings nearly always (ids, names): compared first, without the general path's checks (20,000 artifacts, ~300,000 comparisons).
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
   if (a === b) return 0;
   if (a === null || a === undefined) return -1;
   if (b === null || b === undefined) return 1;

@@ -28,6 +28,6 @@ export { checkPrivacyCost, checkRequestShape, MAX_RELEASE_EPSILON, type PrivacyC
 export { specIdOf } from "./spec-id";
 export { type StageOptions, stageAppend, stageAppends, type StagedAppend, type StagedArtifact, stageExecution, stageExecutions, stageSourceArtifacts } from "./stage";
 export { insertRows } from "./bulk-insert";
-export { turnSlicer, yieldToEventLoop } from "./yield";
+export { mapInTurns, turnSlicer, yieldToEventLoop } from "./yield";
 export { groupIdFor } from "./build-edges";
 export { businessDateOf, dateOf } from "./business-date";

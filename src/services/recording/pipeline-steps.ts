@@ -6,6 +6,10 @@ import type { OperationRecord } from "../records";
 import { insertRows } from "./bulk-insert";
 import { noteUnitWrites } from "./unit-writes";
 import { appendTo } from "../grouping";
+import { mapInTurns } from "./yield";
+
+/** Input ids per statement when reading what produced them. */
+const READ_SLICE = 2_000;
 
 // Seed "Visualization": the macro graph comes from the steps table alone. Record the step (its
 // operation and roles) once, and which earlier step's output role fed each of its input roles.
@@ -14,21 +18,26 @@ export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "
   const step = draft.step!;
   await claimPipelineStep(tx, pipeline, step, operation, at);
   if (draft.inputs.length === 0) return;
-  const producers = await inChunks(new Set(draft.inputs.map((i) => i.id)), (chunk) =>
-    tx.executionArtifact.findMany({
-      where: { artifactId: { in: chunk }, direction: "PRODUCED", execution: { pipeline, step: { lt: step } } },
-      select: { artifactId: true, role: true, execution: { select: { step: true } } },
-    }),
+  // A join's 20,000 inputs: READ_SLICE ids per statement, each statement and its rows a short task
+  // (statements take turns with other requests: src/db/statement-turns.ts), the grouping in turns too.
+  const producers = await inChunks(
+    new Set(draft.inputs.map((i) => i.id)),
+    (chunk) =>
+      tx.executionArtifact.findMany({
+        where: { artifactId: { in: chunk }, direction: "PRODUCED", execution: { pipeline, step: { lt: step } } },
+        select: { artifactId: true, role: true, execution: { select: { step: true } } },
+      }),
+    READ_SLICE,
   );
   const producersOf = new Map<string, (typeof producers)[number][]>();
-  for (const producer of producers) appendTo(producersOf, producer.artifactId, producer);
+  await mapInTurns(producers, (producer) => appendTo(producersOf, producer.artifactId, producer));
   const flows = new Map<string, unknown[]>();
-  for (const input of draft.inputs) {
+  await mapInTurns(draft.inputs, (input) => {
     for (const producer of producersOf.get(input.id) ?? []) {
-      const row = [pipeline, step, input.role, producer.execution.step!, producer.role];
-      flows.set(JSON.stringify(row), row);
+      // pipeline and step are this recording's own: the rest of the row tells flows apart.
+      flows.set(`${input.role}\u0000${producer.execution.step}\u0000${producer.role}`, [pipeline, step, input.role, producer.execution.step!, producer.role]);
     }
-  }
+  });
   await insertRows(tx, "PipelineFlow", ["pipeline", "step", "inputRole", "sourceStep", "sourceRole"], [...flows.values()], { ignoreConflicts: true });
 }
 

@@ -4,6 +4,7 @@ import type { DbTx } from "../../db/client";
 import { canonicalJson } from "../canonical-json";
 import { artifactIdFor } from "../ids";
 import { insertRows } from "./bulk-insert";
+import { mapInTurns } from "./yield";
 import { businessDateOf } from "./business-date";
 import { recordPipelineStep } from "./pipeline-steps";
 import type { PreparedExecution, StageableExecution } from "./prepared-execution";
@@ -54,7 +55,9 @@ export async function stageExecutions(tx: DbTx, prepared: readonly StageableExec
   const created = options.artifactsStaged ? prepared.map(() => []) : await stageOutputArtifacts(tx, prepared);
   await insertRows(tx, "Execution", EXECUTION_COLUMNS, prepared.map(executionRow));
   await insertRows(tx, "ExecutionArtifact", LINK_COLUMNS, prepared.flatMap(linkRows));
-  await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, prepared.flatMap((p) => p.edges.map((e) => edgeRow(e, p.recordedAt))));
+  let edgeRows: unknown[][] = [];
+  for (const p of prepared) edgeRows = edgeRows.concat(await mapInTurns(p.edges, (e) => edgeRow(e, p.recordedAt)));
+  await insertRows(tx, "ProvenanceEdge", EDGE_COLUMNS, edgeRows);
   noteUnitWrites(tx, { artifactEdges: prepared.flatMap((p) => p.edges), subjects: prepared.flatMap(declaredSubjects) });
   return created;
 }
@@ -68,9 +71,11 @@ function declaredSubjects({ request, operation, draft }: StageableExecution): Su
   const types = new Map(operation.outputs.map((role) => [role.role, role.artifactType]));
   return request.outputs.flatMap(({ role, artifacts }, i) =>
     artifacts.flatMap((artifact, j) => {
+      // Most outputs declare none: their ids (a hash each, 20,000 of them in a big run) are not worked out.
+      if (!artifact.subjectKeys?.length) return [];
       const type = types.get(role);
       const id = type === undefined ? "" : artifactIdFor(type, artifact.contentHash);
-      if (!artifact.subjectKeys?.length || !staged.has(id)) return [];
+      if (!staged.has(id)) return [];
       return artifact.subjectKeys.map((raw, k) => ({ artifactId: id, key: { raw }, at: { field: `outputs[${i}].artifacts[${j}].subjectKeys[${k}]` } }));
     }),
   );
@@ -119,19 +124,28 @@ function edgeRow(e: PreparedExecution["edges"][number], at: Date): unknown[] {
 /** The outputs' artifacts, once each; for each prepared execution, the ids it created. */
 async function stageOutputArtifacts(tx: DbTx, prepared: readonly StageableExecution[]): Promise<string[][]> {
   const rows = new Map<string, unknown[]>();
-  for (const p of prepared) for (const o of p.draft.outputs) if (!rows.has(o.id)) rows.set(o.id, artifactRow(o, p.recordedAt));
+  const byId = new Map<string, StagedArtifact>();
+  // A big run's 20,000 outputs: rows built (metadata as canonical JSON) in turns, like the statements that insert them.
+  for (const p of prepared) {
+    await mapInTurns(p.draft.outputs, (o) => {
+      if (!rows.has(o.id)) rows.set(o.id, artifactRow(o, p.recordedAt));
+      byId.set(o.id, o);
+    });
+  }
   const inserted = await insertRows(tx, "Artifact", ARTIFACT_COLUMNS, [...rows.values()], { ignoreConflicts: true, returning: "id" });
-  const byId = new Map(prepared.flatMap((p) => p.draft.outputs.map((o) => [o.id, o] as const)));
   noteCreatedArtifacts(tx, inserted.map((id) => byId.get(id)!));
   const created = new Set(inserted);
   noteDatasetVersions(tx, created, rows);
-  return prepared.map((p) =>
-    [...new Set(p.draft.outputs.map((o) => o.id))].filter((id) => {
-      if (!created.has(id)) return false;
-      created.delete(id);
-      return true;
-    }),
-  );
+  const createdBy: string[][] = [];
+  for (const p of prepared) {
+    const ids: string[] = [];
+    // An id created once is the first execution's (a later one producing the same content created nothing).
+    await mapInTurns(p.draft.outputs, (o) => {
+      if (created.delete(o.id)) ids.push(o.id);
+    });
+    createdBy.push(ids);
+  }
+  return createdBy;
 }
 
 /** What appending to a recorded execution wrote. */
