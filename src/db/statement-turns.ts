@@ -5,7 +5,9 @@
  * once the current turn has run STATEMENT_SLICE_MS, the statement waits one turn of the event loop
  * (setImmediate): requests waiting meanwhile (a /healthz, a read on the other connection) are
  * answered between the slices of a big write. A transaction stays one transaction — the commit
- * path runs one unit at a time on the writer connection — it only takes longer to finish.
+ * path runs one unit at a time on the writer connection — it only takes longer to finish. The
+ * write's own loops over its items take their turns on the same clock (mapInTurns,
+ * src/services/recording/yield.ts): a slice is the task's, whatever runs in it.
  */
 export const STATEMENT_SLICE_MS = 15;
 
