@@ -7,35 +7,17 @@ import { type ArtifactRecord, toArtifactRecord } from "../records";
 /** Ids per statement: small enough that one statement (and mapping its rows) is a short task. */
 const READ_SLICE = 2_000;
 
-const COLUMNS = [
-  "id",
-  "artifactType",
-  "contentHash",
-  "originalName",
-  "metadata",
-  "datasetNamespace",
-  "datasetName",
-  "datasetVersion",
-  "createdAt",
-] as const;
+const COLUMNS = ["id", "artifactType", "contentHash", "originalName", "metadata", "datasetNamespace", "datasetName", "datasetVersion", "createdAt"] as const;
 
 /**
  * The stored artifacts among `ids`, read inside the unit's transaction: one statement, the ids as one
  * JSON parameter and past Prisma's query pipeline when the commit path opened the transaction (every
  * recording reads its inputs; the typed findMany costs several times more), else through the typed API.
  */
-export async function storedArtifacts(
-  tx: DbTx,
-  ids: readonly string[],
-): Promise<ArtifactRecord[]> {
+export async function storedArtifacts(tx: DbTx, ids: readonly string[]): Promise<ArtifactRecord[]> {
   if (ids.length === 0) return [];
   const direct = directStatementsOf(tx);
-  if (!direct)
-    return (
-      await inChunks(ids, (chunk) =>
-        tx.artifact.findMany({ where: { id: { in: chunk } } }),
-      )
-    ).map(toArtifactRecord);
+  if (!direct) return (await inChunks(ids, (chunk) => tx.artifact.findMany({ where: { id: { in: chunk } } }))).map(toArtifactRecord);
   const list = COLUMNS.map((column) => `"${column}"`).join(", ");
   const sql =
     direct.provider === "sqlite"
@@ -44,12 +26,7 @@ export async function storedArtifacts(
   // A join's 20,000 inputs in slices of READ_SLICE: each statement (synchronous on SQLite) and its rows' mapping
   // stay a few ms, and the statements take turns with other requests (statement-turns.ts) rather than one long task.
   // Each chunk's rows are mapped as soon as they are read: the mapping of 20,000 rows is not one task either.
-  return inChunks(
-    ids,
-    async (chunk) =>
-      (await direct.query(sql, [JSON.stringify(chunk)])).rows.map(recordOf),
-    READ_SLICE,
-  );
+  return inChunks(ids, async (chunk) => (await direct.query(sql, [JSON.stringify(chunk)])).rows.map(recordOf), READ_SLICE);
 }
 
 function recordOf(row: unknown[]): ArtifactRecord {
