@@ -1,4 +1,3 @@
-import DataLoader from "dataloader";
 import type { Plugin } from "graphql-yoga";
 import { type AuthServices, authorizeHttpRequest } from "../auth";
 import type { Logger } from "../logger";
@@ -80,8 +79,8 @@ export function useEvidenceRoute(
         // The redaction rule as GraphQL applies it: clearances, the purpose the request states (X-Provgraph-Purpose), the purpose audit.
         // Batched as GraphQL's context batches them: a package's runs are looked up together (one
         // statement per kind of subject), not one lookup per run — 10,000 runs took 20 s one by one.
-        const tagLoader = new DataLoader<PolicySubject, string[], string>((subjects) => tags.tagsOf(subjects), { cacheKeyFn: (s) => JSON.stringify(s) });
-        const policyTagsOf = (subject: object) => tagLoader.load(subject as PolicySubject);
+        const batched = tags.batchedTagsOf();
+        const policyTagsOf = (subject: object) => batched(subject as PolicySubject);
         const purpose = purposeOf(request);
         const viewer = {
           principal: authorization.principal,

@@ -22,11 +22,9 @@ import { columnSubject } from "./policy-subjects";
 
 
 // Per request (and per subscription event: the context caches are reset), one statement per kind of subject.
-const tagsLoader = createContextCache(
-  (ctx: GraphQLContext) => new DataLoader<PolicySubject, string[], string>((subjects) => ctx.services.compliance.tagReader.tagsOf(subjects), { cacheKeyFn: (s) => JSON.stringify(s) }),
-);
+const tagsLoader = createContextCache((ctx: GraphQLContext) => ctx.services.compliance.tagReader.batchedTagsOf());
 /** What the GraphQL context hands the redaction plugin: the tags guarding a subject, batched. */
-export const policyTagsOf = (ctx: GraphQLContext) => (subject: object) => tagsLoader(ctx).load(subject as PolicySubject);
+export const policyTagsOf = (ctx: GraphQLContext) => (subject: object) => tagsLoader(ctx)(subject as PolicySubject);
 
 /** What the GraphQL context hands the redaction rule: the purposes each tag allows, for those that declared any (kept in memory by the compliance room for a second). */
 export const tagPurposesOf = (ctx: GraphQLContext) => (tags: readonly string[]) => ctx.services.compliance.purposes.of(tags);
