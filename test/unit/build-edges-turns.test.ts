@@ -1,5 +1,6 @@
 import type { DraftExecution, LineageMapping, ReadPort } from "../../plugins/types";
 import { buildEdges } from "../../src/services/recording/build-edges";
+import { turnsWhile } from "../support/event-loop-turns";
 
 /**
  * Building a recording's edges lets other work run every few thousand sources — also when one
@@ -8,26 +9,11 @@ import { buildEdges } from "../../src/services/recording/build-edges";
 describe("building edges in turns", () => {
   const port = { artifactsByIds: async () => [] } as unknown as ReadPort;
 
-  async function turnsWhile(work: Promise<unknown>): Promise<number> {
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    await work;
-    done = true;
-    return turns;
-  }
-
   test("one derivation of 20,000 sources: the loop turns between slices, and every edge is built", async () => {
     const inputs = Array.from({ length: 20_000 }, (_, i) => ({ id: `art_part_${i}`, artifactType: "csv" }));
     const draft = { runId: "run_join", parentRunId: null, inputs, outputs: [{ originalName: "joined.csv", id: "art_joined", artifactType: "csv" }] } as unknown as DraftExecution;
     const mappings: LineageMapping[] = [{ output: "joined.csv", kind: "DERIVATION", sources: inputs.map((input) => ({ input: input.id })) } as unknown as LineageMapping];
-    let edges: unknown[] = [];
-    const turns = await turnsWhile(buildEdges(draft, mappings, port).then((built) => (edges = built)));
+    const { turns, result: edges } = await turnsWhile(() => buildEdges(draft, mappings, port));
     expect(edges).toHaveLength(20_000);
     // 40,000 sources resolved and edges made, 2,000 a turn.
     expect(turns).toBeGreaterThanOrEqual(15);

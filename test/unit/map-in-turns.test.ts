@@ -1,5 +1,6 @@
 import { STATEMENT_SLICE_MS } from "../../src/db/statement-turns";
 import { mapInTurns } from "../../src/services/recording/yield";
+import { turnsWhile } from "../support/event-loop-turns";
 
 /**
  * A big write's O(n) steps (rows, search documents, keys for 20,000 artifacts) map their items in
@@ -7,21 +8,6 @@ import { mapInTurns } from "../../src/services/recording/yield";
  * requests are answered between slices rather than after the whole step.
  */
 describe("mapInTurns", () => {
-  /** Turns of the event loop while `work` runs (a setImmediate chain counting its ticks). */
-  async function turnsWhile<T>(work: () => Promise<T>): Promise<{ turns: number; result: T }> {
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const result = await work();
-    done = true;
-    return { turns, result };
-  }
-
   const busy = (ms: number) => {
     const until = performance.now() + ms;
     while (performance.now() < until);
