@@ -68,6 +68,7 @@ async function parseJsonBody(request: Request, bounds: BodyBounds, rawJson: RawJ
       // Refused (JSON_TOO_DEEP) by the JSON scalar, whose message shows the value: parsed, as before.
       variables[name] = tooDeep ? JSON.parse(raw) : new RawJsonText(raw);
     }
+    if (big) await yieldToEventLoop();
     return split.body as GraphQLParams;
   }
   let body: unknown;
@@ -77,6 +78,8 @@ async function parseJsonBody(request: Request, bounds: BodyBounds, rawJson: RawJ
     throw badRequest("POST body sent invalid JSON.");
   }
   if (body === null || typeof body !== "object") throw badRequest(`POST body is expected to be object but received ${body === null ? "null" : typeof body}`);
+  // What follows (validating the document, coercing its variables: 20,000 output drafts) in a turn of its own too.
+  if (big) await yieldToEventLoop();
   return body as GraphQLParams;
 }
 
