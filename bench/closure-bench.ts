@@ -1,5 +1,6 @@
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { pgSessionOptions } from "../src/db/client";
 import { MAX_CLOSURE_NODES, planClosure } from "../src/services/lineage/closure";
 import { closureStatement } from "../src/services/lineage/closure-sql";
 import type { LineageDirection } from "../src/services/lineage/lineage-records";
@@ -83,7 +84,8 @@ export async function rawClosureRunner(store: Store, database: "sqlite" | "postg
       close: async () => db.close(),
     };
   }
-  const client = new pg.Client({ connectionString: store.url });
+  // The raw side runs the statements as provgraph does: the same session settings (JIT off).
+  const client = new pg.Client({ connectionString: store.url, ...pgSessionOptions(store.url) });
   await client.connect();
   return {
     run: async (root: string, direction: LineageDirection, maxDepth: number | null = null) => {

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { pgSessionOptions } from "../src/db/client";
 import { migrateDatabase } from "../src/db/migrate";
 import type { RawRows } from "../src/db/direct-statements";
 import { artifactIdFor, digest40, operationIdFor, specIdFrom } from "../src/services/ids";
@@ -108,7 +109,8 @@ async function rawClient(database: "sqlite" | "postgres", url: string, file: str
     };
     return { run: async (sql: string, params: readonly unknown[]) => run(sql, params), close: async () => db.close() };
   }
-  const client = new pg.Client({ connectionString: url });
+  // The raw side runs the statements as provgraph does: the same session settings (JIT off).
+  const client = new pg.Client({ connectionString: url, ...pgSessionOptions(url) });
   await client.connect();
   return {
     run: async (sql: string, params: readonly unknown[]): Promise<RawRows> => {

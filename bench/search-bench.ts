@@ -4,7 +4,7 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { defaultPlugins } from "../plugins/registry";
-import { openDatabase } from "../src/db/client";
+import { openDatabase, pgSessionOptions } from "../src/db/client";
 import { migrateDatabase } from "../src/db/migrate";
 import { createComplianceEngines, settleUnitSubjects } from "../src/services/compliance";
 import { indexSearchableWrites, searchPage, type SearchReader } from "../src/services/discovery";
@@ -105,7 +105,8 @@ async function rawReplayer(store: SearchStore, database: "sqlite" | "postgres") 
       close: async () => db.close(),
     };
   }
-  const client = new pg.Client({ connectionString: store.url });
+  // The raw side runs the statements as provgraph does: the same session settings (JIT off).
+  const client = new pg.Client({ connectionString: store.url, ...pgSessionOptions(store.url) });
   await client.connect();
   return {
     reader: { provider: "postgres" as const, readRows: async (sql: string, params: readonly unknown[]) => ({ columnNames: [], rows: (await client.query({ text: sql, values: [...params], rowMode: "array" })).rows }) },

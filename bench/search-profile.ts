@@ -2,7 +2,7 @@ import { openDatabase } from "../src/db/client";
 import { searchPage, type SearchReader } from "../src/services/discovery";
 import { quantile, round } from "./interleave";
 import { AUTOCOMPLETE_MIX, SEARCH_MIX } from "./search-bench";
-import { sqliteSearchStore } from "./search-store";
+import { pgSearchStore, sqliteSearchStore } from "./search-store";
 import path from "node:path";
 
 /**
@@ -13,7 +13,8 @@ import path from "node:path";
  */
 async function main() {
   const rounds = 5;
-  const store = await sqliteSearchStore(path.join(__dirname, ".data"), console.log);
+  const pgAt = process.argv.indexOf("--pg");
+  const store = pgAt >= 0 ? await pgSearchStore(process.argv[pgAt + 1], console.log) : await sqliteSearchStore(path.join(__dirname, ".data"), console.log);
   const database = openDatabase(store.url);
   const all = { autocomplete: AUTOCOMPLETE_MIX.map((q) => [q, 10] as const), search: SEARCH_MIX.map((q) => [q, 20] as const) };
   for (const [name, mix] of Object.entries(all)) {

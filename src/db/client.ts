@@ -249,6 +249,14 @@ function sqliteReadClient(file: string, countStatement: () => void, slot: Adapte
  */
 const NO_JIT = "-c jit=off";
 
+/**
+ * The startup options provgraph's PostgreSQL connections open with (JIT off), unless the URL names its
+ * own: for another client that must run statements as provgraph runs them (the benchmarks' raw side).
+ */
+export function pgSessionOptions(connectionString: string): { options?: string } {
+  return hasStartupOptions(connectionString) ? {} : { options: NO_JIT };
+}
+
 function hasStartupOptions(connectionString: string): boolean {
   try {
     return new URL(connectionString).searchParams.has("options");
@@ -275,7 +283,7 @@ function pgClient(
         max,
         connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
-        ...(hasStartupOptions(connectionString) ? {} : { options: NO_JIT }),
+        ...pgSessionOptions(connectionString),
       }),
       countStatement,
       { wrapTransaction: serializeStatements, onTransaction: options.onTransaction, slot: options.slot },
