@@ -9,6 +9,12 @@
 /** Values in one `IN (…)` list or `{ in: … }` filter: room left for the statement's other values. */
 export const IN_LIST_CHUNK = 10_000;
 
+/**
+ * Ids per statement for reads inside a recording's transaction: small enough that one statement and
+ * the mapping of its rows are a short task (a join's 20,000 inputs read in ten, each taking its turn).
+ */
+export const RECORDING_READ_CHUNK = 2_000;
+
 /** Branches in one OR-chain (each branch a few values, each OR one level deeper). */
 export const OR_CHAIN_CHUNK = 250;
 

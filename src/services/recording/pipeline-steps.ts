@@ -1,4 +1,4 @@
-import { inChunks } from "../../db/chunked-lists";
+import { inChunks, RECORDING_READ_CHUNK } from "../../db/chunked-lists";
 import type { DraftExecution } from "../../../plugins/types";
 import type { DbTx } from "../../db/client";
 import { StepConflictError } from "../errors";
@@ -8,9 +8,6 @@ import { noteUnitWrites } from "./unit-writes";
 import { appendTo } from "../grouping";
 import { mapInTurns } from "./yield";
 
-/** Input ids per statement when reading what produced them. */
-const READ_SLICE = 2_000;
-
 // Seed "Visualization": the macro graph comes from the steps table alone. Record the step (its
 // operation and roles) once, and which earlier step's output role fed each of its input roles.
 export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "pipeline" | "step" | "inputs">, operation: OperationRecord, at: Date): Promise<void> {
@@ -18,7 +15,7 @@ export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "
   const step = draft.step!;
   await claimPipelineStep(tx, pipeline, step, operation, at);
   if (draft.inputs.length === 0) return;
-  // A join's 20,000 inputs: READ_SLICE ids per statement, each statement and its rows a short task
+  // A join's 20,000 inputs: RECORDING_READ_CHUNK ids per statement, each statement and its rows a short task
   // (statements take turns with other requests: src/db/statement-turns.ts), the grouping in turns too.
   const producers = await inChunks(
     new Set(draft.inputs.map((i) => i.id)),
@@ -27,7 +24,7 @@ export async function recordPipelineStep(tx: DbTx, draft: Pick<DraftExecution, "
         where: { artifactId: { in: chunk }, direction: "PRODUCED", execution: { pipeline, step: { lt: step } } },
         select: { artifactId: true, role: true, execution: { select: { step: true } } },
       }),
-    READ_SLICE,
+    RECORDING_READ_CHUNK,
   );
   const producersOf = new Map<string, (typeof producers)[number][]>();
   await mapInTurns(producers, (producer) => appendTo(producersOf, producer.artifactId, producer));

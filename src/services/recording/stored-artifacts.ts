@@ -1,11 +1,9 @@
-import { inChunks } from "../../db/chunked-lists";
+import { inChunks, RECORDING_READ_CHUNK } from "../../db/chunked-lists";
 import type { DbTx } from "../../db/client";
 import { directStatementsOf } from "../../db/direct-statements";
 import type { Artifact } from "../../generated/sqlite/client";
 import { type ArtifactRecord, toArtifactRecord } from "../records";
 
-/** Ids per statement: small enough that one statement (and mapping its rows) is a short task. */
-const READ_SLICE = 2_000;
 
 const COLUMNS = ["id", "artifactType", "contentHash", "originalName", "metadata", "datasetNamespace", "datasetName", "datasetVersion", "createdAt"] as const;
 
@@ -23,10 +21,10 @@ export async function storedArtifacts(tx: DbTx, ids: readonly string[]): Promise
     direct.provider === "sqlite"
       ? `SELECT ${list} FROM "Artifact" WHERE id IN (SELECT value FROM json_each(?))`
       : `SELECT ${list} FROM "Artifact" WHERE id IN (SELECT json_array_elements_text($1::json))`;
-  // A join's 20,000 inputs in slices of READ_SLICE: each statement (synchronous on SQLite) and its rows' mapping
+  // A join's 20,000 inputs in slices of RECORDING_READ_CHUNK: each statement (synchronous on SQLite) and its rows' mapping
   // stay a few ms, and the statements take turns with other requests (statement-turns.ts) rather than one long task.
   // Each chunk's rows are mapped as soon as they are read: the mapping of 20,000 rows is not one task either.
-  return inChunks(ids, async (chunk) => (await direct.query(sql, [JSON.stringify(chunk)])).rows.map(recordOf), READ_SLICE);
+  return inChunks(ids, async (chunk) => (await direct.query(sql, [JSON.stringify(chunk)])).rows.map(recordOf), RECORDING_READ_CHUNK);
 }
 
 function recordOf(row: unknown[]): ArtifactRecord {
