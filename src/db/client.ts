@@ -240,21 +240,24 @@ function sqliteReadClient(file: string, countStatement: () => void, slot: Adapte
 }
 
 /**
- * PostgreSQL's JIT off on provgraph's connections. The planner's cost estimates for recursive walks and
- * for JSON id lists (a set-returning function is guessed at 100 rows, a walk at a million) pass
- * jit_above_cost on statements that read a few index pages, and compiling them cost 0.7–2.5 s each:
- * lineageGraph depth 3 on the 1.05M-edge store took 763 ms, 759 of them JIT (EXPLAIN ANALYZE), and
- * the search bench's p99 was 2–3 s. Sent as a startup option; a DATABASE_URL with its own `options`
- * parameter keeps what it says.
+ * PostgreSQL's JIT and parallel query off on provgraph's connections. The planner's cost estimates for
+ * recursive walks and for JSON id lists (a set-returning function is guessed at 100 rows, a walk at a
+ * million) pass jit_above_cost on statements that read a few index pages, and compiling them cost
+ * 0.7–2.5 s each: lineageGraph depth 3 on the 1.05M-edge store took 763 ms, 759 of them JIT (EXPLAIN
+ * ANALYZE), and the search bench's p99 was 2–3 s. Parallel workers are started for a statement the
+ * planner guesses large, and starting them cost a search of the benchmark's store 30–40 ms of its
+ * 45 (EXPLAIN ANALYZE: 43 ms to the first row, 6 ms in the workers); a server's requests are many
+ * and short, and already use the cores. Sent as startup options; a DATABASE_URL with its own
+ * `options` parameter keeps what it says.
  */
-const NO_JIT = "-c jit=off";
+const SESSION_OPTIONS = "-c jit=off -c max_parallel_workers_per_gather=0";
 
 /**
- * The startup options provgraph's PostgreSQL connections open with (JIT off), unless the URL names its
+ * The startup options provgraph's PostgreSQL connections open with (JIT and parallel query off), unless the URL names its
  * own: for another client that must run statements as provgraph runs them (the benchmarks' raw side).
  */
 export function pgSessionOptions(connectionString: string): { options?: string } {
-  return hasStartupOptions(connectionString) ? {} : { options: NO_JIT };
+  return hasStartupOptions(connectionString) ? {} : { options: SESSION_OPTIONS };
 }
 
 function hasStartupOptions(connectionString: string): boolean {

@@ -137,6 +137,7 @@ export function idQueryOf(folded: string): IdQuery | null {
 
 /** The entry columns a lane reads, in this order (SearchRow). */
 export const ENTRY_SELECT = `e."id", e."kind", e."key", e."label", e."keywords", e."guarded", e."guardArtifactId", e."guardField", e."target", e."namespace", e."detail"`;
+const ENTRY_COLUMNS = 11;
 
 /**
  * SQLite: whether a stored text (an SQL expression) matches the query at `rank` or better, as
@@ -193,7 +194,8 @@ class Conditions {
       return rank === "EXACT" ? `${column} = ${this.params.bind(this.phrases.folded)}` : `(${column} >= ${this.params.bind(this.phrases.folded)} AND ${column} < ${this.params.bind(this.phrases.upper)})`;
     }
     if (this.provider === "sqlite") return sqliteMatchesAtLeast(`e."${field}"`, this.phrases, rank, (value) => this.params.bind(value));
-    return `e."${field}Marked" LIKE ${this.params.bind(containsPattern(phraseAtLeast(this.phrases, rank)))}`;
+    // strpos, not LIKE: LIKE would let the planner AND in the trigram index, whose every candidate is then rechecked whole (the word index's too).
+    return `strpos(e."${field}Marked", ${this.params.bind(phraseAtLeast(this.phrases, rank))}) > 0`;
   }
 
   /** The entry is none an id lane of at most `rank` listed. */
@@ -239,47 +241,101 @@ export function comparedLaneSql(
 }
 
 /**
- * A WORD or SUBSTRING lane: the entries of a run of consecutive kinds (one id range), newest first,
- * after `after` (an entry id: newer ones have lower ids), `limit` at most. SQLite finds candidates in its FTS5 table (texts
- * holding the phrase's rarest trigrams) and keeps those in the lane on their folded texts
- * (sqliteMatchesAtLeast); PostgreSQL finds candidates by its word index (WORD) or its trigram index
- * (SUBSTRING) and keeps those in the lane with LIKE on the marked texts. Only the lane's entries
- * leave the database (inLane is the same rule in JavaScript).
+ * SQLite, a WORD or SUBSTRING lane: the entries of a run of consecutive kinds (one id range), newest
+ * first, after `after` (an entry id: newer ones have lower ids), `limit` at most. Candidates come from
+ * the FTS5 table (texts holding the phrase's rarest trigrams) in rowid order, each kept or not on its
+ * folded texts (sqliteMatchesAtLeast) as it comes, so the statement stops at `limit` entries of the
+ * lane. Only the lane's entries leave the database (inLane is the same rule in JavaScript).
+ * PostgreSQL's indexes keep no order: pgWindowLaneSql and pgIndexedLaneSql.
  */
-export function searchedLaneSql(
-  provider: DatabaseProvider,
+export function sqliteLaneSql(
   phrases: QueryPhrases,
   index: number,
   range: { low: number; high: number },
   after: number | null,
   limit: number,
   ids: IdQuery | null,
-  /** SQLite: the FTS5 query for the candidates (candidateQuery). */
-  lookup?: string,
+  /** The FTS5 query for the candidates (candidateQuery). */
+  lookup: string,
 ): { sql: string; params: unknown[] } {
   const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" };
-  const params = new Params(provider);
+  const params = new Params("sqlite");
   const low = after === null ? range.low : Math.max(range.low, after + 1);
+  const table = searchedTable(lane.field);
+  // Bound in the statement's order: SQLite's parameters are positional.
+  const where = `"${table}" MATCH ${params.bind(lookup)} AND t.rowid >= ${params.bind(low)} AND t.rowid < ${params.bind(range.high)} AND ${inLaneSql("sqlite", params, phrases, index, ids)}`;
+  return { sql: `SELECT ${ENTRY_SELECT} FROM "${table}" t JOIN "SearchEntry" e ON e."id" = t.rowid WHERE ${where} ORDER BY t.rowid LIMIT ${params.bind(limit)}`, params: params.values };
+}
+
+/** PostgreSQL: a WORD or SUBSTRING lane's candidates by an index — the word index (WORD) or the trigram index (SUBSTRING). */
+function indexedCandidates(params: Params, phrases: QueryPhrases, lane: { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" }): string {
+  return lane.rank === "WORD"
+    ? `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(phrases.lexemes())}::tsquery`
+    : `e."${lane.field}Marked" LIKE ${params.bind(containsPattern(phrases.phrase.SUBSTRING))}`;
+}
+
+/**
+ * PostgreSQL, a WORD or SUBSTRING lane by windows: per kind, the lane's entries among the kind's
+ * next `window` entries from `low` (newest first, by the primary key, each checked as it comes, so a
+ * common word stops early), and the id of the window's last entry (`windowEnd`; null: the window
+ * held the rest of the kind). Neither index of words or trigrams keeps an order, so a lane read
+ * through one reads every match to keep the newest few: 41,000 rows and 2–4 s for a date on the
+ * benchmark's store. Rows: [kind's place, windowEnd, ...ENTRY_SELECT]; a kind's hits, then its marker row.
+ */
+export function pgWindowLaneSql(
+  phrases: QueryPhrases,
+  index: number,
+  parts: readonly { place: number; low: number; high: number; window: number }[],
+  limit: number,
+  ids: IdQuery | null,
+): { sql: string; params: unknown[] } {
+  const params = new Params("postgres");
+  const inLane = inLaneSql("postgres", params, phrases, index, ids);
+  const branches = parts.flatMap(({ place, low, high, window }) => {
+    const range = `e."id" >= ${params.bind(low)} AND e."id" < ${params.bind(high)}`;
+    const scanned = `SELECT * FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT ${params.bind(window)}`;
+    return [
+      `(SELECT ${place} AS "place", NULL::bigint AS "windowEnd", ${ENTRY_SELECT} FROM (${scanned}) e WHERE ${inLane} ORDER BY e."id" LIMIT ${params.bind(limit)})`,
+      `(SELECT ${place}, (SELECT e."id" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" OFFSET ${params.bind(window - 1)} LIMIT 1)${", NULL".repeat(ENTRY_COLUMNS)})`,
+    ];
+  });
+  return { sql: branches.join(" UNION ALL "), params: params.values };
+}
+
+/**
+ * PostgreSQL, a WORD or SUBSTRING lane by the index: per kind whose windows were full, the lane's
+ * entries after them, found by the kind's index (a word there is sparse: the windows found too few). The ids
+ * bounded and ordered as `id + 0`, so that the planner cannot walk the primary key instead, checking
+ * every row of the kind (it guesses a range of ids holds few rows: 9,000 datasets took 27 ms).
+ * Rows: [kind's place, ...ENTRY_SELECT].
+ */
+export function pgIndexedLaneSql(
+  phrases: QueryPhrases,
+  index: number,
+  parts: readonly { place: number; kind: DocumentKind; after: number; high: number }[],
+  limit: number,
+  ids: IdQuery | null,
+): { sql: string; params: unknown[] } {
+  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" };
+  const params = new Params("postgres");
+  const candidates = indexedCandidates(params, phrases, lane);
+  const inLane = inLaneSql("postgres", params, phrases, index, ids);
+  const branches = parts.map(
+    // The kind as a literal (one of DOCUMENT_KINDS), for the planner to take that kind's own index.
+    ({ place, kind, after, high }) =>
+      `(SELECT ${place} AS "place", ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = '${kind}' AND e."id" + 0 > ${params.bind(after)} AND e."id" + 0 < ${params.bind(high)} AND ${candidates} AND ${inLane} ORDER BY e."id" + 0 LIMIT ${params.bind(limit)})`,
+  );
+  return { sql: branches.join(" UNION ALL "), params: params.values };
+}
+
+/** An entry `e` is in WORD or SUBSTRING lane `index`, exactly: its field at the lane's rank, in no earlier lane (the viewer's clearance aside). */
+function inLaneSql(provider: DatabaseProvider, params: Params, phrases: QueryPhrases, index: number, ids: IdQuery | null): string {
+  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" };
   const c = new Conditions(provider, params, phrases);
   const excluded = exclusionsBefore(index, phrases);
-  // The lane's own entries, exactly: its field at its rank, nothing an earlier lane holds (the viewer's clearance aside).
-  const inLaneSql = () => {
-    let where = c.atLeast(lane.field, lane.rank);
-    for (const [field, rank] of Object.entries(excluded.fields) as [Field, SearchRank][]) where += ` AND NOT coalesce(${c.atLeast(field, rank)}, FALSE)`;
-    return where + c.notAnId(ids, excluded.ids);
-  };
-  if (provider === "sqlite") {
-    // FTS5 yields the candidates in rowid order; each is checked as it comes, so the statement stops at `limit` entries of the lane.
-    const table = searchedTable(lane.field);
-    const where = `"${table}" MATCH ${params.bind(lookup)} AND t.rowid >= ${params.bind(low)} AND t.rowid < ${params.bind(range.high)} AND ${inLaneSql()}`;
-    return { sql: `SELECT ${ENTRY_SELECT} FROM "${table}" t JOIN "SearchEntry" e ON e."id" = t.rowid WHERE ${where} ORDER BY t.rowid LIMIT ${params.bind(limit)}`, params: params.values };
-  }
-  const candidates =
-    lane.rank === "WORD"
-      ? `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(phrases.lexemes(lane.field === "label" ? "A" : "C"))}::tsquery`
-      : `e."${lane.field}Marked" LIKE ${params.bind(containsPattern(phrases.phrase.SUBSTRING))}`;
-  const where = `e."id" >= ${params.bind(low)} AND e."id" < ${params.bind(range.high)} AND ${candidates} AND ${inLaneSql()}`;
-  return { sql: `SELECT ${ENTRY_SELECT} FROM "SearchEntry" e WHERE ${where} ORDER BY e."id" LIMIT ${params.bind(limit)}`, params: params.values };
+  let where = c.atLeast(lane.field, lane.rank);
+  for (const [field, rank] of Object.entries(excluded.fields) as [Field, SearchRank][]) where += ` AND NOT coalesce(${c.atLeast(field, rank)}, FALSE)`;
+  return where + c.notAnId(ids, excluded.ids);
 }
 
 /** The most trigrams of a phrase whose frequency is probed (spread over the phrase). */

@@ -19,13 +19,15 @@ import {
   laneApplies,
   LANES,
   rankAtLeast,
-  searchedLaneSql,
+  pgIndexedLaneSql,
+  pgWindowLaneSql,
+  sqliteLaneSql,
   searchedTable,
   trigramProbeSql,
   trigramsOf,
   candidateQuery,
 } from "./search-lanes";
-import { columnTarget, DOCUMENT_KINDS, type DocumentKind, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
+import { columnTarget, DOCUMENT_KINDS, type DocumentKind, idRangeOf, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
 import { type QueryPhrases, queryPhrases } from "./search-phrases";
 import { occurrencesOf, type SearchRank, type TextRange } from "./search-text";
 
@@ -253,8 +255,7 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
     for (;;) {
       const limit = filtered ? Math.max(need - found.length, chunk) : need - found.length;
       chunk = Math.min(chunk * 4, MAX_CHECKED_CHUNK);
-      const statement = searchedLaneSql(provider, plan.phrases, index, run, from, limit, plan.ids, lookup);
-      const rows = (await reader.readRows(statement.sql, statement.params)).rows.map(entryRow);
+      const rows = await laneRows(reader, plan, index, run, from, limit, lookup);
       const kept = filtered ? await keptRows(rows, lane, guardedBefore, plan.phrases, canRead) : rows;
       for (const row of kept) if (found.length < need) found.push({ lane: index, kind: "entry", row });
       if (found.length >= need || rows.length < limit) break;
@@ -264,6 +265,77 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
     from = null;
   }
   return found;
+}
+
+/** A WORD or SUBSTRING lane's entries in a run of kinds, after `from` (an entry id), `limit` at most, in id order. */
+async function laneRows(reader: SearchReader, plan: Plan, index: number, run: { kinds: DocumentKind[]; low: number; high: number }, from: number | null, limit: number, lookup: string | undefined): Promise<EntryRow[]> {
+  if (reader.provider === "postgres") return pgLaneRows(reader, plan, index, run.kinds, from, limit);
+  const statement = sqliteLaneSql(plan.phrases, index, run, from, limit, plan.ids, lookup!);
+  return (await reader.readRows(statement.sql, statement.params)).rows.map(entryRow);
+}
+
+/** Entries of a kind a PostgreSQL lane reads first by the primary key, before it decides how to read on. */
+const PG_LANE_WINDOW = 1_000;
+/** The most entries of a kind a PostgreSQL lane reads by windows; past that the kind's index is cheaper. */
+const PG_LANE_WINDOWS_MAX = 16_000;
+
+/**
+ * PostgreSQL: a lane read kind by kind in windows of the primary key (./search-lanes.ts
+ * pgWindowLaneSql), then by the index where that is cheaper: a kind's first window of PG_LANE_WINDOW
+ * entries tells how dense the lane is there; a kind whose window held too few is read on by a window
+ * sized to what that density predicts (while under PG_LANE_WINDOWS_MAX), or by its index (pgIndexedLaneSql)
+ * when the window held none or the prediction is larger. Each round is at most two statements over every kind.
+ */
+async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds: readonly DocumentKind[], from: number | null, limit: number): Promise<EntryRow[]> {
+  const parts = kinds
+    .map((kind) => ({ kind, ...idRangeOf(kind) }))
+    .map(({ kind, low, high }) => ({ kind, low: from === null ? low : Math.max(low, from + 1), high }))
+    .filter(({ low, high }) => low < high);
+  const hits: EntryRow[][] = parts.map(() => []);
+  // Per kind, how it is read next: a window of this many entries from `low`, the index after `after`, or nothing (read to its end).
+  type Next = { window: number; low: number; scanned: number } | { after: number } | null;
+  const next: Next[] = parts.map(({ low }) => ({ window: PG_LANE_WINDOW, low, scanned: 0 }));
+  for (;;) {
+    // The kinds still read: those before the place where the hits already read make `limit`.
+    const windows: { place: number; low: number; high: number; window: number }[] = [];
+    const indexed: { place: number; kind: DocumentKind; after: number; high: number }[] = [];
+    let total = 0;
+    for (let place = 0; place < parts.length && total < limit; place++) {
+      const step = next[place];
+      if (step && "window" in step) windows.push({ place, low: step.low, high: parts[place].high, window: step.window });
+      else if (step) indexed.push({ place, kind: parts[place].kind, after: step.after, high: parts[place].high });
+      total += hits[place].length;
+    }
+    if (windows.length === 0 && indexed.length === 0) break;
+    const before = hits.map((h) => h.length);
+    const ends = new Map<number, number | null>();
+    if (windows.length > 0) {
+      const statement = pgWindowLaneSql(plan.phrases, index, windows, limit, plan.ids);
+      for (const r of (await reader.readRows(statement.sql, statement.params)).rows) {
+        if (r[2] === null) ends.set(Number(r[0]), r[1] === null ? null : Number(r[1]));
+        else hits[Number(r[0])].push(entryRow(r.slice(2)));
+      }
+    }
+    if (indexed.length > 0) {
+      const statement = pgIndexedLaneSql(plan.phrases, index, indexed, limit, plan.ids);
+      for (const r of (await reader.readRows(statement.sql, statement.params)).rows) hits[Number(r[0])].push(entryRow(r.slice(1)));
+    }
+    for (const { place } of indexed) next[place] = null;
+    for (const { place, window } of windows) {
+      const end = ends.get(place) ?? null;
+      const found = hits[place].length;
+      if (end === null || found >= limit) {
+        next[place] = null;
+        continue;
+      }
+      const scanned = (next[place] as { scanned: number }).scanned + window;
+      // Entries the rest would take at the density seen so far (none seen: sparse, the index).
+      const predicted = found > 0 ? Math.ceil(((limit - found) * scanned) / found) * 2 : Infinity;
+      next[place] = scanned + predicted <= PG_LANE_WINDOWS_MAX ? { window: Math.min(predicted, PG_LANE_WINDOWS_MAX - scanned), low: end + 1, scanned } : { after: end };
+    }
+    if (hits.every((h, i) => h.length === before[i]) && next.every((step) => step === null)) break;
+  }
+  return hits.flat().slice(0, limit);
 }
 
 /** SQLite: the FTS5 query for a phrase's candidates (null: none can hold it), its trigrams probed once per request. */
