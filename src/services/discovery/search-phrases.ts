@@ -18,11 +18,10 @@ export interface QueryPhrases {
   /** The bounds of a PREFIX match on a folded text: [folded, upper). */
   upper: string;
   /**
-   * PostgreSQL's word index query (the query's words, the last one a prefix unless a separator ends
-   * the query); null without a WORD rank. Unweighted, though the index weighs labels A and guarded
-   * texts C: a weighted query makes PostgreSQL recompute the lexemes of every candidate row (the
-   * index keeps no weights) — seconds for a common word — and the statement checks the lane's own
-   * field exactly anyway.
+   * PostgreSQL's word index query (wordQuery); null without a WORD rank. Unweighted, though the index
+   * weighs labels A and guarded texts C: a weighted query makes PostgreSQL recompute the lexemes of
+   * every candidate row (the index keeps no weights) — seconds for a common word — and the statement
+   * checks the lane's own field exactly anyway.
    */
   lexemes(): string | null;
 }
@@ -33,7 +32,6 @@ export function queryPhrases(query: string): QueryPhrases {
   const ranks: SearchRank[] = ["EXACT", "PREFIX"];
   if (matchesWords(folded)) ranks.push("WORD");
   if (matchesSubstrings(folded)) ranks.push("SUBSTRING");
-  const words = folded.split(/[\u0000-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]+/).filter((word) => word.length > 0);
   // Every word but the last is whole (a separator follows it); the last is whole only when the query ends with a separator.
   const lastWhole = folded.length > 0 && isSeparatorCode(folded.charCodeAt(folded.length - 1));
   return {
@@ -41,15 +39,44 @@ export function queryPhrases(query: string): QueryPhrases {
     ranks,
     phrase: { EXACT: START_MARK + WORD_MARK + marked + END_MARK, PREFIX: START_MARK + WORD_MARK + marked, WORD: WORD_MARK + marked, SUBSTRING: marked },
     upper: prefixUpperBound(folded),
-    lexemes: () => {
-      if (!ranks.includes("WORD") || words.length === 0) return null;
-      // A short last word as a prefix matches thousands of lexemes ('0' every number starting with 0), which the
-      // index ORs together before anything else (60 ms on 1M labels): left out when other words narrow the candidates.
-      const terms = words.map((word, i) => ({ word, prefix: i === words.length - 1 && !lastWhole }));
-      const kept = terms.length > 1 && terms[terms.length - 1].prefix && terms[terms.length - 1].word.length < 3 ? terms.slice(0, -1) : terms;
-      return kept.map(({ word, prefix }) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${prefix ? ":*" : ""}`).join(" & ");
-    },
+    lexemes: () => (ranks.includes("WORD") ? wordQuery(marked, lastWhole) : null),
   };
+}
+
+/** A run of separators (./search-text.ts isSeparatorCode; the marks are separators too). */
+const SEPARATOR_RUN = /[\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]+/g;
+/** The longest separator run the word index pairs two words across (its migration, 20261203160000_search_word_pairs). */
+const MAX_PAIRED_SEPARATOR = 32;
+
+/**
+ * PostgreSQL's word index query for a marked query that starts with a word: its pairs of neighbouring
+ * words with the separators between them, as the index holds them (a text matching at WORD holds the
+ * query's words at a word's start, whole but the last, with the query's separators between them),
+ * else its one word; the last pair (or word) a prefix unless the query ends with a separator. A
+ * short last word as a prefix matches thousands of lexemes ('0' every number starting with 0), which
+ * the index ORs together before anything else: it is left out when other terms narrow the candidates.
+ */
+function wordQuery(marked: string, lastWhole: boolean): string | null {
+  // From its first word (a query with a WORD rank starts with one), so that separators[i] follows words[i].
+  const body = marked.replace(/^[\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]+/, "");
+  const words = body.split(SEPARATOR_RUN).filter((word) => word.length > 0);
+  const separators = body.match(SEPARATOR_RUN) ?? [];
+  if (words.length === 0) return null;
+  const terms: { text: string; prefix: boolean }[] = [];
+  const add = (text: string, prefix: boolean) => {
+    if (!terms.some((term) => term.text === text && term.prefix === prefix)) terms.push({ text, prefix });
+  };
+  if (words.length === 1) add(words[0], !lastWhole);
+  for (let i = 0; i + 1 < words.length; i++) {
+    const last = i + 2 === words.length && !lastWhole;
+    if (separators[i].length <= MAX_PAIRED_SEPARATOR) add(words[i] + separators[i] + words[i + 1], last);
+    else {
+      add(words[i], false);
+      add(words[i + 1], last);
+    }
+  }
+  const kept = terms.length > 1 && terms[terms.length - 1].prefix && words[words.length - 1].length < 3 ? terms.slice(0, -1) : terms;
+  return kept.map(({ text, prefix }) => `'${text.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${prefix ? ":*" : ""}`).join(" & ");
 }
 
 /** The phrase for "matches at `rank` or better", falling back to the best rank below it the query has. */

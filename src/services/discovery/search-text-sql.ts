@@ -41,10 +41,3 @@ export function postgresCompared(expression: string): string {
 export function postgresSearched(expression: string): string {
   return `E'\\x02\\x01' || regexp_replace(${postgresFold(`left(${expression}, ${SEARCHED_LENGTH})`)}, E'([${PG_SEPARATORS}])', E'\\\\1\\x01', 'g') || E'\\x03'`;
 }
-
-/**
- * PostgreSQL's word index: the words of a marked text as lexemes, as they are (no parser, no
- * stemming), under a weight per field (A label, B keywords, C guarded). A word is cut every 200
- * characters (a lexeme holds at most 2,047 bytes, and 255 is the most a regular expression repeats); a query is at most 200 characters.
- */
-export const POSTGRES_LEXEMES = `array_to_tsvector(array_remove(regexp_split_to_array(regexp_replace(coalesce($1, ''), E'([^${PG_SEPARATORS}]{200})', E'\\\\1 ', 'g'), E'[${PG_SEPARATORS}]+'), ''))`;

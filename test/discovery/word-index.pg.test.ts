@@ -1,0 +1,62 @@
+import fc from "fast-check";
+import { searchedText } from "../../src/services/discovery/search-documents";
+import { queryPhrases } from "../../src/services/discovery/search-phrases";
+import { postgresSearched } from "../../src/services/discovery/search-text-sql";
+import { createTestDatabase, type TestDatabase } from "../support/test-database";
+
+/**
+ * PostgreSQL's word index finds a WORD lane's candidates (src/services/discovery/search-lanes.ts): its
+ * lexemes — words, and pairs of neighbouring words with their separators — must hold every text that
+ * matches a query at WORD or better, or search would miss it; texts it finds besides are checked by
+ * the statement. And a pair's separators tell apart what words alone cannot.
+ */
+describe("the word index's lexemes (postgres)", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.drop());
+
+  /** For each [text, query]: whether the text's lexemes match the query's word query (null: the query has none). */
+  async function indexMatches(cases: readonly [string, string][]): Promise<(boolean | null)[]> {
+    const params: unknown[] = [];
+    const bind = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const selects = cases.map(([text, query]) => {
+      const lexemes = queryPhrases(query).lexemes();
+      return lexemes === null ? `SELECT NULL::boolean` : `SELECT "provgraph_search_words"(${postgresSearched(`${bind(text)}::text`)}, NULL) @@ ${bind(lexemes)}::tsquery`;
+    });
+    const { rows } = await db.database.readRows(selects.join(" UNION ALL "), params);
+    return rows.map(([value]) => (value === null ? null : value === true));
+  }
+
+  test("every text matching a query at WORD or better is a candidate of its word query", async () => {
+    // Few characters, so that queries often match: separators (quotes and backslashes too), the marks, case, non-ASCII.
+    const character = fc.constantFrom(..."aAb_./-: '\\\u0001\u0002éÉ🎉".split(/(?:)/u), "0", "x");
+    const text = fc.array(character, { maxLength: 16 }).map((chars) => chars.join(""));
+    const piece = fc.tuple(text, fc.nat(16), fc.integer({ min: 1, max: 8 })).map(([t, at, length]) => {
+      const points = [...t];
+      const from = at % Math.max(1, points.length);
+      return [t, points.slice(from, from + length).join("").trim() || "a"] as [string, string];
+    });
+    const cases = fc.sample(piece, 600);
+    cases.push(["raw/" + "x".repeat(150) + "_y/z", "x".repeat(150) + "_y"], ["a" + "-".repeat(40) + "b", "a" + "-".repeat(40) + "b"], ["o'brien\\x.csv", "o'brien\\x"]);
+    const matching = cases.filter(([t, q]) => queryPhrases(q).lexemes() !== null && searchedText(t).includes(queryPhrases(q).phrase.WORD));
+    expect(matching.length).toBeGreaterThan(100);
+    const found: (boolean | null)[] = [];
+    for (let from = 0; from < matching.length; from += 100) found.push(...(await indexMatches(matching.slice(from, from + 100))));
+    expect(matching.filter((_, i) => found[i] !== true)).toEqual([]);
+  });
+
+  test("the separators between two words are part of what is looked up", async () => {
+    expect(await indexMatches([
+      ["raw/ledger_entries/2024-03-17.csv", "ledger entries"],
+      ["raw/ledger_entries/2024-03-17.csv", "ledger_entr"],
+      ["the ledger entries of march", "ledger entries"],
+      ["raw/ledger_entries/2024-03-17.csv", "2024-03"],
+      ["raw/ledger_entries/2024/03/17.csv", "2024-03"],
+    ])).toEqual([false, true, true, true, false]);
+  });
+});
