@@ -137,7 +137,7 @@ export function idQueryOf(folded: string): IdQuery | null {
 
 /** The entry columns a lane reads, in this order (SearchRow). */
 export const ENTRY_SELECT = `e."id", e."kind", e."key", e."label", e."keywords", e."guarded", e."guardArtifactId", e."guardField", e."target", e."namespace", e."detail"`;
-const ENTRY_COLUMNS = 11;
+const ENTRY_COLUMNS = ENTRY_SELECT.split(",").length;
 
 /**
  * SQLite: whether a stored text (an SQL expression) matches the query at `rank` or better, as

@@ -307,7 +307,6 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
       total += hits[place].length;
     }
     if (windows.length === 0 && indexed.length === 0) break;
-    const before = hits.map((h) => h.length);
     const ends = new Map<number, number | null>();
     if (windows.length > 0) {
       const statement = pgWindowLaneSql(plan.phrases, index, windows, limit, plan.ids);
@@ -333,7 +332,6 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
       const predicted = found > 0 ? Math.ceil(((limit - found) * scanned) / found) * 2 : Infinity;
       next[place] = scanned + predicted <= PG_LANE_WINDOWS_MAX ? { window: Math.min(predicted, PG_LANE_WINDOWS_MAX - scanned), low: end + 1, scanned } : { after: end };
     }
-    if (hits.every((h, i) => h.length === before[i]) && next.every((step) => step === null)) break;
   }
   return hits.flat().slice(0, limit);
 }
