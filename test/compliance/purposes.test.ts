@@ -269,7 +269,11 @@ describe("purpose-bound access", () => {
     };
     await statementsOf("crm.regions");
     await statementsOf("crm.customers");
-    expect(await statementsOf("crm.customers")).toBe(await statementsOf("crm.regions"));
+    // The fewest of three reads each: the audit's batch is written 200 ms after a tagged read is noted, and on a
+    // loaded machine that timer can fire inside a read's window (a CI run counted 8 against 7). It only adds;
+    // a statement the purpose check itself added would be in every one of the three.
+    const fewest = async (name: string) => Math.min(await statementsOf(name), await statementsOf(name), await statementsOf(name));
+    expect(await fewest("crm.customers")).toBe(await fewest("crm.regions"));
   });
 
   test("a token can grant only the purposes it holds", async () => {
