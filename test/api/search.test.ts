@@ -77,6 +77,24 @@ describe("search", () => {
     ]);
   });
 
+  test("pages of any size list the ranked hits of one big page, once each", async () => {
+    for (const query of ["ord", "order"]) {
+      const all = await labels(t, query);
+      expect(all.filter((hit) => hit.startsWith("EXACT") || hit.startsWith("PREFIX")).length).toBeGreaterThanOrEqual(3);
+      for (const first of [1, 2, 3]) {
+        const seen: string[] = [];
+        let after: string | null = null;
+        for (;;) {
+          const { edges, pageInfo } = await search(t, query, { first, after });
+          seen.push(...edges.map((e) => `${e.node.rank} ${e.node.kind} ${e.node.label}`));
+          if (!pageInfo.hasNextPage) break;
+          after = pageInfo.endCursor;
+        }
+        expect(seen).toEqual(all);
+      }
+    }
+  });
+
   test("highlights are the query's occurrences in the label, in UTF-16 offsets, case ignored", async () => {
     const { edges } = await search(t, "ORDERS", { kinds: ["ARTIFACT", "DATASET"] });
     expect(edges.map((e) => [e.node.label, e.node.rank, e.node.highlights])).toEqual([
