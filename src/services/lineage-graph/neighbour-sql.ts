@@ -57,23 +57,51 @@ export const ARTIFACT_SIDES = { up: "producers", down: "consumers" } as const sa
 export const RUN_SIDES = { up: "inputs", down: "outputs" } as const satisfies Record<"up" | "down", NeighbourSide>;
 
 /**
+ * How many distinct neighbours on that side each node of a table expression has, as a table
+ * (node, n) for a CTE (`from` and `node` as neighbourPairs takes them); a node without any has no
+ * row. The same numbers as neighbourCount, grouped once over all the nodes: PostgreSQL joins the
+ * links and edges of every node at once by hash, where a subquery per node runs its own index scans
+ * (403 nodes of a hub: 4.5 of the statement's 9 ms). SQLite has no hash join: there it was slower.
+ */
+export function neighbourCounts(p: StatementParams, f: LineageFilters, side: NeighbourSide, from: string, node: string): string {
+  return `SELECT node, COUNT(DISTINCT nb) AS n FROM (${neighbourPairs(p, f, side, from, node, "UNION ALL")}) pairs GROUP BY node`;
+}
+
+/**
+ * PostgreSQL: a statement's neighbour counts as four tables (neighbourCounts), for the artifacts and
+ * runs of two of its tables (e.g. `arts t` / `t.node`), as `, name AS (…)` to append to its WITH; and
+ * the LEFT JOINs and columns that read them for a node column.
+ */
+export function groupedCountTables(p: StatementParams, f: LineageFilters, arts: { from: string; node: string }, runs: { from: string; node: string }): string {
+  return (
+    `, countartup AS (${neighbourCounts(p, f, ARTIFACT_SIDES.up, arts.from, arts.node)})` +
+    `, countartdown AS (${neighbourCounts(p, f, ARTIFACT_SIDES.down, arts.from, arts.node)})` +
+    `, countrunup AS (${neighbourCounts(p, f, RUN_SIDES.up, runs.from, runs.node)})` +
+    `, countrundown AS (${neighbourCounts(p, f, RUN_SIDES.down, runs.from, runs.node)})`
+  );
+}
+export function groupedCountJoins(kind: "art" | "run", node: string): { joins: string; up: string; down: string } {
+  return { joins: ` LEFT JOIN count${kind}up cu ON cu.node = ${node} LEFT JOIN count${kind}down cd ON cd.node = ${node}`, up: "coalesce(cu.n, 0)", down: "coalesce(cd.n, 0)" };
+}
+
+/**
  * (node, neighbour) pairs for every node of a table expression: `from` names it (e.g. `ua t`),
  * `node` its node column (e.g. `t.node`). Joins instead of correlated subqueries, so it works in a
- * FROM clause on both databases.
+ * FROM clause on both databases. A pair may come twice with `UNION ALL` (a link and an edge relate it).
  */
-export function neighbourPairs(p: StatementParams, f: LineageFilters, side: NeighbourSide, from: string, node: string): string {
+export function neighbourPairs(p: StatementParams, f: LineageFilters, side: NeighbourSide, from: string, node: string, union: "UNION" | "UNION ALL" = "UNION"): string {
   const link = (direction: string, nodeColumn: string, nb: string) =>
     `SELECT ${node} AS node, l."${nb}" AS nb FROM ${from} JOIN "ExecutionArtifact" l ON l."${nodeColumn}" = ${node} AND l.direction = '${direction}' WHERE 1 = 1${linkConditions(p, f, "l")}`;
   const edge = (nodeColumn: string, nb: string, used = false) =>
     `SELECT ${node}, e."${nb}" FROM ${from} JOIN "ProvenanceEdge" e ON e."${nodeColumn}" = ${node} WHERE 1 = 1${used ? USED_EDGE : ""}${edgeConditions(p, f, "e")}`;
   switch (side) {
     case "producers":
-      return `${link("PRODUCED", "artifactId", "runId")} UNION ${edge("targetId", "runId")}`;
+      return `${link("PRODUCED", "artifactId", "runId")} ${union} ${edge("targetId", "runId")}`;
     case "consumers":
-      return `${link("CONSUMED", "artifactId", "runId")} UNION ${edge("sourceId", "runId", true)}`;
+      return `${link("CONSUMED", "artifactId", "runId")} ${union} ${edge("sourceId", "runId", true)}`;
     case "inputs":
-      return `${link("CONSUMED", "runId", "artifactId")} UNION ${edge("runId", "sourceId", true)}`;
+      return `${link("CONSUMED", "runId", "artifactId")} ${union} ${edge("runId", "sourceId", true)}`;
     case "outputs":
-      return `${link("PRODUCED", "runId", "artifactId")} UNION ${edge("runId", "targetId")}`;
+      return `${link("PRODUCED", "runId", "artifactId")} ${union} ${edge("runId", "targetId")}`;
   }
 }
