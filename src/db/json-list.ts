@@ -5,7 +5,7 @@ import type { DatabaseProvider } from "./database-url";
  * statement built from it has no list in its text: no bound-value limit, no expression depth, one
  * statement however long the list (src/db/chunked-lists.ts cuts lists that are written out instead).
  *
- *   `… WHERE x IN (${jsonListSelect(provider, bind(JSON.stringify(ids)))})`
+ *   `… WHERE x IN (${jsonListSelect(provider, bind(JSON.stringify(ids)), ids.length)})`
  *   `… FROM ${jsonListRows(provider, bind(JSON.stringify(pairs)))} j JOIN t ON t.a = ${jsonItem(provider, "j", 0)}`
  */
 export function jsonListRows(provider: DatabaseProvider, placeholder: string): string {
@@ -18,9 +18,14 @@ export function jsonItem(provider: DatabaseProvider, alias: string, index?: numb
   return type === "bigint" && provider !== "sqlite" ? `CAST(${text} AS BIGINT)` : text;
 }
 
-/** The list's items as a sub-select for `IN (…)`. */
-export function jsonListSelect(provider: DatabaseProvider, placeholder: string, type: "text" | "bigint" = "text"): string {
-  return `SELECT ${jsonItem(provider, "j", undefined, type)} FROM ${jsonListRows(provider, placeholder)} j`;
+/**
+ * The list's items as a sub-select for `IN (…)`; `count` is the list's length. On PostgreSQL the
+ * select is LIMITed to it: the planner takes a set-returning function for 100 rows, and a recursive
+ * walk seeded from such a list for far more, sizing its UNION hash table for that at executor start
+ * (src/services/lineage-graph/read-client.ts says what that cost). A LIMIT only lowers the estimate.
+ */
+export function jsonListSelect(provider: DatabaseProvider, placeholder: string, count: number, type: "text" | "bigint" = "text"): string {
+  return `SELECT ${jsonItem(provider, "j", undefined, type)} FROM ${jsonListRows(provider, placeholder)} j${provider === "postgres" ? ` LIMIT ${Math.max(0, Math.floor(count))}` : ""}`;
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -1,3 +1,4 @@
+import { jsonListSelect } from "../../src/db/json-list";
 import { StatementParams } from "../../src/services/lineage-graph/read-client";
 import { createTestApp, type TestApp } from "../support/test-app";
 
@@ -8,7 +9,7 @@ import { createTestApp, type TestApp } from "../support/test-app";
  * of 19 nodes on the benchmark's store). Each list is LIMITed to its length: the planner's estimate of
  * its rows is its length, up to those 100 (a longer list is planned as 100 rows, as before).
  */
-describe("PostgreSQL: a bound list of ids is planned for its length", () => {
+describe("PostgreSQL: a bound list of ids is planned for its length (graph reads, closures, tag flow, erasure)", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
@@ -34,11 +35,13 @@ describe("PostgreSQL: a bound list of ids is planned for its length", () => {
     expect(await estimatedRows(`SELECT value, ord FROM ${q.indexedList(ids)}`, q.params)).toBe(planned);
     const r = new StatementParams("postgres");
     expect(await estimatedRows(`SELECT artifact, field FROM ${r.pairList(ids.map((id) => [id, "f"] as const))}`, r.params)).toBe(planned);
+    expect(await estimatedRows(`SELECT x FROM (${jsonListSelect("postgres", "$1", ids.length)}) s(x)`, [JSON.stringify(ids)])).toBe(planned);
   });
 
   test("the lists still hold every id, in order", async () => {
     const ids = ["b", "a", "c", "a"];
     const p = new StatementParams("postgres");
     expect((await t.app.database.readRows(`SELECT value, ord FROM ${p.indexedList(ids)} ORDER BY ord`, p.params)).rows.map((r) => r[0])).toEqual(ids);
+    expect((await t.app.database.readRows(jsonListSelect("postgres", "$1", ids.length), [JSON.stringify(ids)])).rows.map((r) => r[0])).toEqual(ids);
   });
 });

@@ -82,9 +82,9 @@ export function columnClosureStatement(provider: DatabaseProvider, o: ColumnClos
     // Any number of versions (a namespace's outputs): bound as one JSON list.
     const ids = JSON.stringify(o.seeds.artifactColumnsOf);
     seed =
-      `SELECT seed.node, seed.field${depth ? ", 0" : ""} FROM (SELECT c."artifactId" AS node, c.field AS field FROM "DatasetColumn" c WHERE c."artifactId" IN (${jsonListSelect(provider, bind(ids))}) ` +
-      `UNION SELECT s."targetId", s."targetField" FROM "ColumnEdge" s WHERE s."targetId" IN (${jsonListSelect(provider, bind(ids))}) AND s."targetField" IS NOT NULL ` +
-      `UNION SELECT s."sourceId", s."sourceField" FROM "ColumnEdge" s WHERE s."sourceId" IN (${jsonListSelect(provider, bind(ids))})) seed`;
+      `SELECT seed.node, seed.field${depth ? ", 0" : ""} FROM (SELECT c."artifactId" AS node, c.field AS field FROM "DatasetColumn" c WHERE c."artifactId" IN (${jsonListSelect(provider, bind(ids), o.seeds.artifactColumnsOf.length)}) ` +
+      `UNION SELECT s."targetId", s."targetField" FROM "ColumnEdge" s WHERE s."targetId" IN (${jsonListSelect(provider, bind(ids), o.seeds.artifactColumnsOf.length)}) AND s."targetField" IS NOT NULL ` +
+      `UNION SELECT s."sourceId", s."sourceField" FROM "ColumnEdge" s WHERE s."sourceId" IN (${jsonListSelect(provider, bind(ids), o.seeds.artifactColumnsOf.length)})) seed`;
   }
   let sql = `WITH RECURSIVE walk(node, field${depth ? ", depth" : ""}) AS (${seed} UNION `;
   sql += `SELECT ${farNode}, ${farField}${depth ? ", w.depth + 1" : ""} FROM walk w `;

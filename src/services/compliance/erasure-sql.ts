@@ -20,7 +20,7 @@ export function erasureClosureStatement(provider: DatabaseProvider, roots: reado
     return provider === "sqlite" ? "?" : `$${params.length}`;
   };
   // Every artifact holding the subject (any number): one JSON list.
-  let sql = `WITH RECURSIVE walk(node) AS (SELECT a.id FROM "Artifact" a WHERE a.id IN (${jsonListSelect(provider, bind(JSON.stringify(roots)))})`;
+  let sql = `WITH RECURSIVE walk(node) AS (SELECT a.id FROM "Artifact" a WHERE a.id IN (${jsonListSelect(provider, bind(JSON.stringify(roots)), roots.length)})`;
   if (provider === "sqlite") {
     sql += ` UNION SELECT p."targetId" FROM walk w JOIN "ProvenanceEdge" p ON p."sourceId" = w.node`;
     sql += ` UNION SELECT e."targetId" FROM walk w JOIN "ColumnEdge" e ON e."sourceId" = w.node`;

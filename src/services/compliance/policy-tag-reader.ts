@@ -245,8 +245,8 @@ export function columnTagNamesStatement(provider: DatabaseProvider, ids: readonl
   const [first, second] = provider === "sqlite" ? ["?", "?"] : ["$1", "$1"];
   return {
     sql:
-      `SELECT 'H' AS "row", h."nodeKind", h."artifactId", h.field, h.tag FROM "PolicyTagHolding" h WHERE h."nodeKind" IN ('COLUMN', 'VERSION', 'ARTIFACT') AND h."artifactId" IN (${jsonListSelect(provider, first)}) ` +
-      `UNION ALL SELECT 'D', d."nodeKind", d."artifactId", d.field, d.tag FROM "PolicyTagDowngrade" d WHERE d."nodeKind" = 'COLUMN' AND d."artifactId" IN (${jsonListSelect(provider, second)})`,
+      `SELECT 'H' AS "row", h."nodeKind", h."artifactId", h.field, h.tag FROM "PolicyTagHolding" h WHERE h."nodeKind" IN ('COLUMN', 'VERSION', 'ARTIFACT') AND h."artifactId" IN (${jsonListSelect(provider, first, ids.length)}) ` +
+      `UNION ALL SELECT 'D', d."nodeKind", d."artifactId", d.field, d.tag FROM "PolicyTagDowngrade" d WHERE d."nodeKind" = 'COLUMN' AND d."artifactId" IN (${jsonListSelect(provider, second, ids.length)})`,
     params: provider === "sqlite" ? [json, json] : [json],
   };
 }

@@ -73,9 +73,9 @@ export function tagFlowStatement(provider: DatabaseProvider, seeds: TagFlowSeeds
 
   let seed: string;
   if ("assignments" in seeds) {
-    seed = `SELECT s."nodeKind", s."artifactId", s.field, s.tag, s.id, 0, 0, 0 FROM (${assignedNodes(() => `a.id IN (${jsonListSelect(provider, bind(JSON.stringify(seeds.assignments)), "bigint")})`)}) s`;
+    seed = `SELECT s."nodeKind", s."artifactId", s.field, s.tag, s.id, 0, 0, 0 FROM (${assignedNodes(() => `a.id IN (${jsonListSelect(provider, bind(JSON.stringify(seeds.assignments)), seeds.assignments.length, "bigint")})`)}) s`;
   } else if ("tagsOf" in seeds) {
-    seed = `SELECT s."nodeKind", s."artifactId", s.field, s.tag, s.id, 0, 0, 0 FROM (${assignedNodes(() => `a.tag IN (${jsonListSelect(provider, bind(JSON.stringify(seeds.tagsOf)))})`)}) s`;
+    seed = `SELECT s."nodeKind", s."artifactId", s.field, s.tag, s.id, 0, 0, 0 FROM (${assignedNodes(() => `a.tag IN (${jsonListSelect(provider, bind(JSON.stringify(seeds.tagsOf)), seeds.tagsOf.length)})`)}) s`;
   } else if ("nodes" in seeds) {
     const artifacts = seeds.nodes.filter((n) => n.nodeKind === "ARTIFACT").map((n) => n.artifactId);
     const exact = seeds.nodes.filter((n) => n.nodeKind !== "ARTIFACT");
@@ -86,7 +86,7 @@ export function tagFlowStatement(provider: DatabaseProvider, seeds: TagFlowSeeds
       branches.push(`SELECT ${WALK_COLUMNS}, ${opaqueOf("h")} AS opaque FROM "PolicyTagHolding" h WHERE (h."nodeKind", h."artifactId", h.field) IN (VALUES ${values})`);
     }
     if (artifacts.length > 0 || branches.length === 0) {
-      branches.push(`SELECT ${WALK_COLUMNS}, ${opaqueOf("h")} AS opaque FROM "PolicyTagHolding" h WHERE h."nodeKind" IN ('COLUMN', 'VERSION', 'ARTIFACT') AND h."artifactId" IN (${jsonListSelect(provider, bind(JSON.stringify(artifacts)))})`);
+      branches.push(`SELECT ${WALK_COLUMNS}, ${opaqueOf("h")} AS opaque FROM "PolicyTagHolding" h WHERE h."nodeKind" IN ('COLUMN', 'VERSION', 'ARTIFACT') AND h."artifactId" IN (${jsonListSelect(provider, bind(JSON.stringify(artifacts)), artifacts.length)})`);
     }
     seed = `SELECT s."nodeKind", s."artifactId", s.field, s.tag, s."originId", s.depth, 0, s.opaque FROM (${branches.join(" UNION ALL ")}) s`;
   } else {

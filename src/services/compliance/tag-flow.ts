@@ -22,7 +22,7 @@ export class TagFlow {
     const rederive = [...new Set(request.rederive ?? [])];
     if (rederive.length > 0) {
       // Derived holdings of these tags are forgotten (origins keep theirs, depth 0) and derived again.
-      await tx.$executeRawUnsafe(`DELETE FROM "PolicyTagHolding" WHERE tag IN (${jsonListSelect(this.provider, this.placeholders(1))}) AND depth > 0`, JSON.stringify(rederive));
+      await tx.$executeRawUnsafe(`DELETE FROM "PolicyTagHolding" WHERE tag IN (${jsonListSelect(this.provider, this.placeholders(1), rederive.length)}) AND depth > 0`, JSON.stringify(rederive));
       changed += await this.walk(tx, { tagsOf: rederive });
     }
     const origins = [...new Set(request.origins ?? [])];

@@ -144,7 +144,7 @@ export function closureStatement(provider: DatabaseProvider, o: ClosureStatement
   if (depth) {
     sql += `reached AS (SELECT node, MIN("nodeType") AS "nodeType", MIN(depth) AS depth FROM steps GROUP BY node), `;
     sql += `candidates AS (SELECT node, "nodeType", depth FROM reached WHERE node <> ${bind(o.rootId)}`;
-    if (o.artifactTypes) sql += ` AND "nodeType" IN (${jsonListSelect(provider, bind(JSON.stringify(o.artifactTypes)))})`;
+    if (o.artifactTypes) sql += ` AND "nodeType" IN (${jsonListSelect(provider, bind(JSON.stringify(o.artifactTypes)), o.artifactTypes.length)})`;
     sql += `), kept AS (SELECT node, "nodeType", depth FROM candidates ORDER BY depth, node LIMIT ${o.first}), `;
   } else {
     // UNION kept each (node, type) once; the caller merges the rare node recorded under two types.
