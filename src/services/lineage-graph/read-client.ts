@@ -1,5 +1,6 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import type { RawRows } from "../../db/direct-statements";
+import { plannedLength } from "../../db/json-list";
 
 /**
  * What the graph computations read through: one statement at a time on a read connection, its rows
@@ -20,13 +21,7 @@ export interface GraphReadContext {
  * Placeholders and bound values for one statement, in the style of its database. Lists of ids are
  * bound as one JSON array (a single value, however long the list) and read back as a one-column
  * table: `json_each` on SQLite, `json_array_elements_text` on PostgreSQL.
- *
- * On PostgreSQL each list is LIMITed to its length (pgCounted): the planner takes a set-returning
- * function for 100 rows, and a recursive walk seeded from it for a million (ten rounds of joins
- * that each double it), and sizes the walk's UNION hash table for that at executor start — zeroing
- * tens of megabytes: 85 of the 88 ms of a depth-3 walk from one root on the 1.05M-edge store, for
- * 19 nodes. Told the list's length, it plans for that (2 ms). (A LIMIT only lowers the estimate: a
- * list longer than 100 is still planned as 100 rows.)
+ * On PostgreSQL each list tells the planner its length (plannedLength, src/db/json-list.ts).
  */
 export class StatementParams {
   readonly params: unknown[] = [];
@@ -43,7 +38,7 @@ export class StatementParams {
     const json = this.bind(JSON.stringify(values));
     return this.provider === "sqlite"
       ? `(SELECT value, CAST(key AS INTEGER) AS ord FROM json_each(${json})) AS lst`
-      : `(SELECT value, ord - 1 AS ord FROM json_array_elements_text(CAST(${json} AS json)) WITH ORDINALITY AS t(value, ord)${pgCounted(values)}) AS lst`;
+      : `(SELECT value, ord - 1 AS ord FROM json_array_elements_text(CAST(${json} AS json)) WITH ORDINALITY AS t(value, ord)${plannedLength(this.provider, values.length)}) AS lst`;
   }
 
   /** A table (for FROM) of two text columns, `artifact` and `field`: the given pairs. */
@@ -51,18 +46,16 @@ export class StatementParams {
     const json = this.bind(JSON.stringify(pairs));
     return this.provider === "sqlite"
       ? `(SELECT json_extract(j.value, '$[0]') AS artifact, json_extract(j.value, '$[1]') AS field FROM json_each(${json}) j) AS pairs`
-      : `(SELECT j.value->>0 AS artifact, j.value->>1 AS field FROM json_array_elements(CAST(${json} AS json)) j${pgCounted(pairs)}) AS pairs`;
+      : `(SELECT j.value->>0 AS artifact, j.value->>1 AS field FROM json_array_elements(CAST(${json} AS json)) j${plannedLength(this.provider, pairs.length)}) AS pairs`;
   }
 
   /** A table (for FROM) of one text column, `value`: the given strings. */
   list(values: readonly string[]): string {
     const json = this.bind(JSON.stringify(values));
-    return this.provider === "sqlite" ? `json_each(${json})` : `(SELECT value FROM json_array_elements_text(CAST(${json} AS json)) AS e(value)${pgCounted(values)}) AS lst(value)`;
+    return this.provider === "sqlite" ? `json_each(${json})` : `(SELECT value FROM json_array_elements_text(CAST(${json} AS json)) AS e(value)${plannedLength(this.provider, values.length)}) AS lst(value)`;
   }
 }
 
-/** A list's rows LIMITed to its length, so that PostgreSQL's planner knows how many there are (see StatementParams). */
-export const pgCounted = (values: readonly unknown[]): string => ` LIMIT ${values.length}`;
 
 /** The rows of a result as objects keyed by column name (small result sets; closures read arrays). */
 export function rowObjects(result: RawRows): Record<string, unknown>[] {
