@@ -63,25 +63,45 @@ export const RUN_SIDES = { up: "inputs", down: "outputs" } as const satisfies Re
  * links and edges of every node at once by hash, where a subquery per node runs its own index scans
  * (403 nodes of a hub: 4.5 of the statement's 9 ms). SQLite has no hash join: there it was slower.
  */
-export function neighbourCounts(p: StatementParams, f: LineageFilters, side: NeighbourSide, from: string, node: string): string {
+function neighbourCounts(p: StatementParams, f: LineageFilters, side: NeighbourSide, from: string, node: string): string {
   return `SELECT node, COUNT(DISTINCT nb) AS n FROM (${neighbourPairs(p, f, side, from, node, "UNION ALL")}) pairs GROUP BY node`;
 }
 
+/** A node's two counts as a statement selects them, and what its FROM needs for them (joins, or nothing). */
+export interface SideCounts {
+  up: string;
+  down: string;
+  joins: string;
+}
+
 /**
- * PostgreSQL: a statement's neighbour counts as four tables (neighbourCounts), for the artifacts and
- * runs of two of its tables (e.g. `arts t` / `t.node`), as `, name AS (…)` to append to its WITH; and
- * the LEFT JOINs and columns that read them for a node column.
+ * How a statement reads the neighbour counts of its artifacts and runs, given the tables that hold
+ * them (e.g. `arts t` / `t.node`): on PostgreSQL `tables` (four count tables, neighbourCounts) to
+ * append to its WITH, then LEFT JOINed for each node; on SQLite no tables and a subquery per node
+ * (neighbourCount). Call artifact() and run() where their columns stand in the statement: SQLite
+ * binds its parameters by position.
  */
-export function groupedCountTables(p: StatementParams, f: LineageFilters, arts: { from: string; node: string }, runs: { from: string; node: string }): string {
-  return (
+export function nodeCounts(
+  p: StatementParams,
+  f: LineageFilters,
+  arts: { from: string; node: string },
+  runs: { from: string; node: string },
+): { tables: string; artifact(node: string): SideCounts; run(node: string): SideCounts } {
+  if (p.provider === "sqlite") {
+    const perNode = (sides: { up: NeighbourSide; down: NeighbourSide }) => (node: string) => ({ up: neighbourCount(p, f, sides.up, node), down: neighbourCount(p, f, sides.down, node), joins: "" });
+    return { tables: "", artifact: perNode(ARTIFACT_SIDES), run: perNode(RUN_SIDES) };
+  }
+  const tables =
     `, countartup AS (${neighbourCounts(p, f, ARTIFACT_SIDES.up, arts.from, arts.node)})` +
     `, countartdown AS (${neighbourCounts(p, f, ARTIFACT_SIDES.down, arts.from, arts.node)})` +
     `, countrunup AS (${neighbourCounts(p, f, RUN_SIDES.up, runs.from, runs.node)})` +
-    `, countrundown AS (${neighbourCounts(p, f, RUN_SIDES.down, runs.from, runs.node)})`
-  );
-}
-export function groupedCountJoins(kind: "art" | "run", node: string): { joins: string; up: string; down: string } {
-  return { joins: ` LEFT JOIN count${kind}up cu ON cu.node = ${node} LEFT JOIN count${kind}down cd ON cd.node = ${node}`, up: "coalesce(cu.n, 0)", down: "coalesce(cd.n, 0)" };
+    `, countrundown AS (${neighbourCounts(p, f, RUN_SIDES.down, runs.from, runs.node)})`;
+  const grouped = (kind: "art" | "run") => (node: string) => ({
+    up: "coalesce(cu.n, 0)",
+    down: "coalesce(cd.n, 0)",
+    joins: ` LEFT JOIN count${kind}up cu ON cu.node = ${node} LEFT JOIN count${kind}down cd ON cd.node = ${node}`,
+  });
+  return { tables, artifact: grouped("art"), run: grouped("run") };
 }
 
 /**

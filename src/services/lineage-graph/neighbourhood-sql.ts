@@ -1,7 +1,7 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import type { Statement } from "../../db/sql-statement";
 import { edgeConditions, type LineageFilters, linkConditions } from "./lineage-filters";
-import { ARTIFACT_SIDES, neighbourCount, groupedCountJoins, groupedCountTables, neighbourPairs, RUN_SIDES } from "./neighbour-sql";
+import { ARTIFACT_SIDES, neighbourPairs, nodeCounts } from "./neighbour-sql";
 import { StatementParams } from "./read-client";
 import { UnionRows } from "./union-rows";
 
@@ -167,18 +167,16 @@ export function neighbourhoodStatement(provider: DatabaseProvider, o: Neighbourh
   sql += `, edges AS MATERIALIZED (SELECT e.id, e."sourceId", e."targetId", e."runId", e.kind, e."groupId" FROM edgeids i JOIN "ProvenanceEdge" e ON e.id = i.id)`;
   // The runs beside the frontier, the root runs, and the runs of those edges (one that derived an output from another).
   sql += `, runs(run) AS (SELECT run FROM adjup WHERE k <= ${o.runsPerArtifact + 1} UNION SELECT run FROM adjdown WHERE k <= ${o.runsPerArtifact + 1} UNION SELECT run FROM runroots UNION SELECT "runId" FROM edges)`;
-  // Every node's neighbour counts: on PostgreSQL grouped once over the nodes (neighbourCounts), on
-  // SQLite a subquery per node (neighbourCount).
-  const grouped = provider === "postgres";
-  const artCounts = groupedCountJoins("art", "m.node");
-  const runCounts = groupedCountJoins("run", "r.run");
-  if (grouped) sql += groupedCountTables(p, f, { from: "arts t", node: "t.node" }, { from: "runs t", node: "t.run" });
+  // Every node's neighbour counts (nodeCounts: grouped on PostgreSQL, a subquery per node on SQLite).
+  const counts = nodeCounts(p, f, { from: "arts t", node: "t.node" }, { from: "runs t", node: "t.run" });
+  sql += counts.tables;
   const rows = new UnionRows(NEIGHBOURHOOD_COLUMNS);
   const cap = o.runsPerArtifact + 1;
   sql += `${rows.select({ row: `'edge'`, a: `e."sourceId"`, b: `e."targetId"`, c: `e."runId"`, d: "e.kind", e: `e."groupId"`, n: "e.id" })} FROM edges e`;
   for (const name of ["adjup", "adjdown"]) {
     sql += `${rows.select({ row: `'${name}'`, a: "j.node", b: "j.run" })} FROM ${name} j WHERE j.k <= ${cap} AND j.node IN (SELECT node FROM ${name} WHERE k = ${cap})`;
   }
+  const artCounts = counts.artifact("m.node");
   sql += rows.select({
     row: `'art'`,
     a: "m.node",
@@ -187,11 +185,11 @@ export function neighbourhoodStatement(provider: DatabaseProvider, o: Neighbourh
     d: `a."datasetNamespace"`,
     e: `a."datasetName"`,
     f: `a."datasetVersion"`,
-    up: grouped ? artCounts.up : neighbourCount(p, f, ARTIFACT_SIDES.up, "m.node"),
-    down: grouped ? artCounts.down : neighbourCount(p, f, ARTIFACT_SIDES.down, "m.node"),
+    up: artCounts.up,
+    down: artCounts.down,
   });
-  sql += ` FROM arts m LEFT JOIN "Artifact" a ON a.id = m.node`;
-  if (grouped) sql += artCounts.joins;
+  sql += ` FROM arts m LEFT JOIN "Artifact" a ON a.id = m.node${artCounts.joins}`;
+  const runCounts = counts.run("r.run");
   sql += rows.select({
     row: `'run'`,
     a: "r.run",
@@ -200,11 +198,10 @@ export function neighbourhoodStatement(provider: DatabaseProvider, o: Neighbourh
     d: "x.status",
     e: "x.pipeline",
     n: "x.step",
-    up: grouped ? runCounts.up : neighbourCount(p, f, RUN_SIDES.up, "r.run"),
-    down: grouped ? runCounts.down : neighbourCount(p, f, RUN_SIDES.down, "r.run"),
+    up: runCounts.up,
+    down: runCounts.down,
   });
-  sql += ` FROM runs r LEFT JOIN "Execution" x ON x."runId" = r.run LEFT JOIN "Operation" o ON o.id = x."operationId"`;
-  if (grouped) sql += runCounts.joins;
+  sql += ` FROM runs r LEFT JOIN "Execution" x ON x."runId" = r.run LEFT JOIN "Operation" o ON o.id = x."operationId"${runCounts.joins}`;
   sql += `${rows.select({ row: `'link'`, a: `l."runId"`, b: `l."artifactId"`, c: "l.direction", d: "l.role" })} FROM runs r JOIN "ExecutionArtifact" l ON l."runId" = r.run`;
   sql += ` WHERE l."artifactId" IN (SELECT node FROM arts)${linkConditions(p, f, "l")}`;
   // The edges those runs recorded from or into these artifacts: used / produced even where no link says so.

@@ -3,7 +3,7 @@ import { columnNodeId, type GraphNodeRef, parseGraphNodeId } from "./graph-node-
 import type { LineageGraphNodeRecord } from "./graph-records";
 import { artifactLabel, emptyNode } from "./lineage-graph";
 import type { LineageFilters } from "./lineage-filters";
-import { ARTIFACT_SIDES, neighbourCount, groupedCountJoins, groupedCountTables, RUN_SIDES } from "./neighbour-sql";
+import { nodeCounts } from "./neighbour-sql";
 import { asNumber, asText, type GraphReadClient, StatementParams } from "./read-client";
 
 const DETAIL_COLUMNS = {
@@ -40,11 +40,10 @@ export async function readNodeDetails(reader: GraphReadClient, ids: readonly str
   let sql = `WITH arts(node) AS (SELECT value FROM ${p.list(of("ARTIFACT").map((r) => r.id))})`;
   sql += `, runs(run) AS (SELECT value FROM ${p.list(of("RUN").map((r) => r.id))})`;
   sql += `, cols(artifact, field) AS (SELECT artifact, field FROM ${p.pairList(of("COLUMN").map((r) => [r.artifactId, r.field] as const))})`;
-  // Neighbour counts as neighbourhood-sql.ts reads them: grouped once on PostgreSQL, a subquery per node on SQLite.
-  const grouped = reader.provider === "postgres";
-  const artCounts = groupedCountJoins("art", "m.node");
-  const runCounts = groupedCountJoins("run", "r.run");
-  if (grouped) sql += groupedCountTables(p, f, { from: "arts t", node: "t.node" }, { from: "runs t", node: "t.run" });
+  // Neighbour counts as neighbourhood-sql.ts reads them (nodeCounts).
+  const counts = nodeCounts(p, f, { from: "arts t", node: "t.node" }, { from: "runs t", node: "t.run" });
+  sql += counts.tables;
+  const artCounts = counts.artifact("m.node");
   sql += ` ${rows.select({
     row: `'art'`,
     id: "a.id",
@@ -53,10 +52,10 @@ export async function readNodeDetails(reader: GraphReadClient, ids: readonly str
     namespace: `a."datasetNamespace"`,
     name: `a."datasetName"`,
     version: `a."datasetVersion"`,
-    up: grouped ? artCounts.up : neighbourCount(p, f, ARTIFACT_SIDES.up, "a.id"),
-    down: grouped ? artCounts.down : neighbourCount(p, f, ARTIFACT_SIDES.down, "a.id"),
-  })} FROM arts m JOIN "Artifact" a ON a.id = m.node`;
-  if (grouped) sql += artCounts.joins;
+    up: artCounts.up,
+    down: artCounts.down,
+  })} FROM arts m JOIN "Artifact" a ON a.id = m.node${artCounts.joins}`;
+  const runCounts = counts.run("r.run");
   sql += `${rows.select({
     row: `'run'`,
     id: "r.run",
@@ -65,10 +64,9 @@ export async function readNodeDetails(reader: GraphReadClient, ids: readonly str
     status: "x.status",
     pipeline: "x.pipeline",
     n: "x.step",
-    up: grouped ? runCounts.up : neighbourCount(p, f, RUN_SIDES.up, "r.run"),
-    down: grouped ? runCounts.down : neighbourCount(p, f, RUN_SIDES.down, "r.run"),
-  })} FROM runs r LEFT JOIN "Execution" x ON x."runId" = r.run LEFT JOIN "Operation" o ON o.id = x."operationId"`;
-  if (grouped) sql += runCounts.joins;
+    up: runCounts.up,
+    down: runCounts.down,
+  })} FROM runs r LEFT JOIN "Execution" x ON x."runId" = r.run LEFT JOIN "Operation" o ON o.id = x."operationId"${runCounts.joins}`;
   // A run is known by its execution, or (in stores written without executions) by the edges it recorded.
   sql += ` WHERE x."runId" IS NOT NULL OR EXISTS (SELECT 1 FROM "ProvenanceEdge" e WHERE e."runId" = r.run)`;
   const asOf = f.asOf !== null ? ` AND e."createdAt" <= ${p.bind(f.asOf)}` : "";
