@@ -56,7 +56,6 @@ export class StatementParams {
   }
 }
 
-
 /** The rows of a result as objects keyed by column name (small result sets; closures read arrays). */
 export function rowObjects(result: RawRows): Record<string, unknown>[] {
   return result.rows.map((row) => Object.fromEntries(result.columnNames.map((name, i) => [name, row[i]])));
