@@ -20,8 +20,9 @@ import { startServerProcess } from "./server-process";
  * server in a process of its own, interleaved (blocks alternating, order rotated) with the very
  * statements the server runs, replayed raw on the same database (better-sqlite3 `.raw().all()`, or
  * `pg` in array mode) — recorded by running the same pure function over a recording read client:
- *  - hub: lineageGraph depth 1 around an artifact 200 runs used, each deriving a child (401 nodes,
- *    every node's counts), on a store of its own: p50 / p99 latency and the ratio to raw;
+ *  - hub: lineageGraph depth 1 around an artifact 200 runs used, each deriving a child (403 nodes,
+ *    every node's counts), on a store of its own: p50 / p99 latency (of the measured requests, not the
+ *    warm-up's; so for every latency below) and the ratio to raw;
  *  - depth 3 BOTH around an artifact in the middle of the 1.05M-edge store: the ratio to raw;
  *  - lineagePath between two artifacts of that store 12 layers (hops) apart: p50 / p99 latency;
  *  - the Explorer's two requests on that store (explorer-requests.ts), the server's side of the page's
@@ -90,6 +91,23 @@ async function postTimed(client: GraphQLClient, body: string): Promise<{ data: a
       if (attempt > 0 || (code !== "ECONNRESET" && code !== "EPIPE")) throw error;
     }
   }
+}
+
+/** Requests before measuring, per side: the first open a connection, warm plans, caches and the JIT. */
+const HUB_WARMUP = 20;
+const PATH_WARMUP = 5;
+const EXPLORER_WARMUP = 3;
+
+/**
+ * A side that posts `body` and keeps the latency of each measured request: interleave numbers a
+ * side's operations from 0 across its warm-up and its blocks, and the warm-up's are not kept (the
+ * first requests on a new server, tens of ms, made the p99 of the rows that take few requests).
+ */
+function latencySide(client: GraphQLClient, body: string, latencies: number[], warmup: number) {
+  return async (i: number) => {
+    const { ms } = await postTimed(client, body);
+    if (i >= warmup) latencies.push(ms);
+  };
 }
 
 /** Statements as one request runs them, replayable raw. */
@@ -221,16 +239,10 @@ export async function runHubBench(options: { quick: boolean; dataDir: string; pg
     if (hubNodes !== 2 * HUB_CONSUMERS + 3 || check.lineageGraph.truncated) throw new Error(`graph bench: the hub graph has ${hubNodes} nodes (truncated ${check.lineageGraph.truncated})`);
     const run = await interleave(
       [
-        {
-          name: "graphql",
-          run: async () => {
-            hubLatencies.push((await postTimed(client, body)).ms);
-          },
-          remoteCpuMs: () => server.cpuMs(),
-        },
+        { name: "graphql", run: latencySide(client, body, hubLatencies, HUB_WARMUP), remoteCpuMs: () => server.cpuMs() },
         { name: "raw", run: async () => { for (const s of hubRecorded.statements) await raw.run(s.sql, s.params); } },
       ],
-      { blocks, perBlock, warmup: 20 },
+      { blocks, perBlock, warmup: HUB_WARMUP },
     );
     const sorted = [...hubLatencies].sort((a, b) => a - b);
     return {
@@ -292,16 +304,10 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
     const pathLatencies: number[] = [];
     const pathRun = await interleave(
       [
-        {
-          name: "graphql",
-          run: async () => {
-            pathLatencies.push((await postTimed(client, pathBody)).ms);
-          },
-          remoteCpuMs: () => server.cpuMs(),
-        },
+        { name: "graphql", run: latencySide(client, pathBody, pathLatencies, PATH_WARMUP), remoteCpuMs: () => server.cpuMs() },
         { name: "raw", run: async () => { for (const s of pathRecorded.statements) await raw.run(s.sql, s.params); } },
       ],
-      { blocks, perBlock: Math.max(5, perBlock / 3), warmup: 5 },
+      { blocks, perBlock: Math.max(5, perBlock / 3), warmup: PATH_WARMUP },
     );
 
     // 4. The Explorer's requests: a search result opened (the neighbourhood, laid out), then a "+N" expanded.
@@ -317,15 +323,12 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
     const expandAnswer = (await postTimed(client, expandBody)).data.expand;
     const openLatencies: number[] = [];
     const expandLatencies: number[] = [];
-    const timedSide = (body: string, latencies: number[]) => async () => {
-      latencies.push((await postTimed(client, body)).ms);
-    };
     const replay = (recorded: Recorded) => async () => {
       for (const s of recorded.statements) await raw.run(s.sql, s.params);
     };
-    const explorerPlan = { blocks, perBlock: Math.max(5, perBlock / 3), warmup: 3 };
-    const openRun = await interleave([{ name: "graphql", run: timedSide(openBody, openLatencies), remoteCpuMs: () => server.cpuMs() }, { name: "raw", run: replay(openRecorded) }], explorerPlan);
-    const expandRun = await interleave([{ name: "graphql", run: timedSide(expandBody, expandLatencies), remoteCpuMs: () => server.cpuMs() }, { name: "raw", run: replay(expandRecorded) }], explorerPlan);
+    const explorerPlan = { blocks, perBlock: Math.max(5, perBlock / 3), warmup: EXPLORER_WARMUP };
+    const openRun = await interleave([{ name: "graphql", run: latencySide(client, openBody, openLatencies, EXPLORER_WARMUP), remoteCpuMs: () => server.cpuMs() }, { name: "raw", run: replay(openRecorded) }], explorerPlan);
+    const expandRun = await interleave([{ name: "graphql", run: latencySide(client, expandBody, expandLatencies, EXPLORER_WARMUP), remoteCpuMs: () => server.cpuMs() }, { name: "raw", run: replay(expandRecorded) }], explorerPlan);
 
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     const result: GraphBenchResult = {
