@@ -93,20 +93,15 @@ async function postTimed(client: GraphQLClient, body: string): Promise<{ data: a
   }
 }
 
-/** Requests before measuring, per side: the first open a connection, warm plans, caches and the JIT. */
-const HUB_WARMUP = 20;
-const PATH_WARMUP = 5;
-const EXPLORER_WARMUP = 3;
-
 /**
- * A side that posts `body` and keeps the latency of each measured request: interleave numbers a
- * side's operations from 0 across its warm-up and its blocks, and the warm-up's are not kept (the
- * first requests on a new server, tens of ms, made the p99 of the rows that take few requests).
+ * A side that posts `body` and keeps the latency of each measured request: interleave runs a side's
+ * warm-up through the same function, and the warm-up's requests are not kept (the first on a new
+ * server, tens of ms, made the p99 of the rows that take few requests).
  */
-function latencySide(client: GraphQLClient, body: string, latencies: number[], warmup: number) {
-  return async (i: number) => {
+function latencySide(client: GraphQLClient, body: string, latencies: number[]) {
+  return async (_i: number, warmUp: boolean) => {
     const { ms } = await postTimed(client, body);
-    if (i >= warmup) latencies.push(ms);
+    if (!warmUp) latencies.push(ms);
   };
 }
 
@@ -239,10 +234,10 @@ export async function runHubBench(options: { quick: boolean; dataDir: string; pg
     if (hubNodes !== 2 * HUB_CONSUMERS + 3 || check.lineageGraph.truncated) throw new Error(`graph bench: the hub graph has ${hubNodes} nodes (truncated ${check.lineageGraph.truncated})`);
     const run = await interleave(
       [
-        { name: "graphql", run: latencySide(client, body, hubLatencies, HUB_WARMUP), remoteCpuMs: () => server.cpuMs() },
+        { name: "graphql", run: latencySide(client, body, hubLatencies), remoteCpuMs: () => server.cpuMs() },
         { name: "raw", run: async () => { for (const s of hubRecorded.statements) await raw.run(s.sql, s.params); } },
       ],
-      { blocks, perBlock, warmup: HUB_WARMUP },
+      { blocks, perBlock, warmup: 20 },
     );
     const sorted = [...hubLatencies].sort((a, b) => a - b);
     return {
@@ -304,10 +299,10 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
     const pathLatencies: number[] = [];
     const pathRun = await interleave(
       [
-        { name: "graphql", run: latencySide(client, pathBody, pathLatencies, PATH_WARMUP), remoteCpuMs: () => server.cpuMs() },
+        { name: "graphql", run: latencySide(client, pathBody, pathLatencies), remoteCpuMs: () => server.cpuMs() },
         { name: "raw", run: async () => { for (const s of pathRecorded.statements) await raw.run(s.sql, s.params); } },
       ],
-      { blocks, perBlock: Math.max(5, perBlock / 3), warmup: PATH_WARMUP },
+      { blocks, perBlock: Math.max(5, perBlock / 3), warmup: 5 },
     );
 
     // 4. The Explorer's requests: a search result opened (the neighbourhood, laid out), then a "+N" expanded.
@@ -326,9 +321,9 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
     const replay = (recorded: Recorded) => async () => {
       for (const s of recorded.statements) await raw.run(s.sql, s.params);
     };
-    const explorerPlan = { blocks, perBlock: Math.max(5, perBlock / 3), warmup: EXPLORER_WARMUP };
-    const openRun = await interleave([{ name: "graphql", run: latencySide(client, openBody, openLatencies, EXPLORER_WARMUP), remoteCpuMs: () => server.cpuMs() }, { name: "raw", run: replay(openRecorded) }], explorerPlan);
-    const expandRun = await interleave([{ name: "graphql", run: latencySide(client, expandBody, expandLatencies, EXPLORER_WARMUP), remoteCpuMs: () => server.cpuMs() }, { name: "raw", run: replay(expandRecorded) }], explorerPlan);
+    const explorerPlan = { blocks, perBlock: Math.max(5, perBlock / 3), warmup: 3 };
+    const openRun = await interleave([{ name: "graphql", run: latencySide(client, openBody, openLatencies), remoteCpuMs: () => server.cpuMs() }, { name: "raw", run: replay(openRecorded) }], explorerPlan);
+    const expandRun = await interleave([{ name: "graphql", run: latencySide(client, expandBody, expandLatencies), remoteCpuMs: () => server.cpuMs() }, { name: "raw", run: replay(expandRecorded) }], explorerPlan);
 
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     const result: GraphBenchResult = {

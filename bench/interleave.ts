@@ -8,8 +8,8 @@
  */
 export interface Side {
   name: string;
-  /** Runs operation `i` (0, 1, … across all blocks) of this side (or give runBlock). */
-  run?(i: number): Promise<unknown> | unknown;
+  /** Runs operation `i` (0, 1, … across the warm-up and all blocks) of this side (or give runBlock); `warmUp` while warming up, before measuring. */
+  run?(i: number, warmUp: boolean): Promise<unknown> | unknown;
   /** Runs a whole block at once instead (e.g. several concurrent clients); gets the first index and the count. */
   runBlock?(first: number, count: number): Promise<unknown>;
   /** CPU ms used so far by a process doing this side's work besides this one (e.g. the server's). */
@@ -49,13 +49,13 @@ export interface InterleaveOptions {
 
 export async function interleave(sides: readonly Side[], options: InterleaveOptions): Promise<Interleaved> {
   const counters = new Map(sides.map((side) => [side.name, 0]));
-  const runBlock = async (side: Side, count: number) => {
+  const runBlock = async (side: Side, count: number, warmUp = false) => {
     const first = counters.get(side.name)!;
     counters.set(side.name, first + count);
     if (side.runBlock) return side.runBlock(first, count);
-    for (let i = first; i < first + count; i++) await side.run!(i);
+    for (let i = first; i < first + count; i++) await side.run!(i, warmUp);
   };
-  for (const side of sides) if (options.warmup) await runBlock(side, options.warmup);
+  for (const side of sides) if (options.warmup) await runBlock(side, options.warmup, true);
   const times = new Map<string, number[]>(sides.map((side) => [side.name, []]));
   const cpu = new Map<string, number[]>(sides.map((side) => [side.name, []]));
   const remote = new Map<string, number[]>(sides.map((side) => [side.name, []]));
