@@ -57,6 +57,12 @@ describe("search over more entries than a window", () => {
     expect(await allPages("hay/1499", 10)).toEqual(["WORD mid/hay/1499.csv"]);
   });
 
+  test("a substring of a run every entry holds and a rarer one, its matches past the windows (PostgreSQL looks them up by the rarer run)", async () => {
+    expect((await allPages("eedle/3.csv", 10)).sort()).toEqual(["SUBSTRING new/needle/3.csv", "SUBSTRING old/needle/3.csv"]);
+    expect(await allPages("ld/pin/2.csv", 10)).toEqual(["SUBSTRING old/pin/2.csv"]);
+    expect(await allPages("ld/pin/2.json", 10)).toEqual([]);
+  });
+
   test("a substring across the windows", async () => {
     const labels = await allPages("eedl", 7);
     expect(labels.sort()).toEqual([...newNeedles, ...oldNeedles].map((name) => `SUBSTRING ${name}`).sort());

@@ -1,6 +1,6 @@
 import { isIdOfKind } from "../ids";
 import { comparedText, searchedText } from "./search-documents";
-import { containsPattern, ftsPhrase, phraseAtLeast, type QueryPhrases } from "./search-phrases";
+import { containsPattern, ftsPhrase, phraseAtLeast, type QueryPhrases, SEPARATOR_RUN } from "./search-phrases";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf } from "./search-kinds";
 import { prefixUpperBound, type SearchRank } from "./search-text";
 import { sqliteFold } from "./search-text-sql";
@@ -267,11 +267,53 @@ export function sqliteLaneSql(
   return { sql: `SELECT ${ENTRY_SELECT} FROM "${table}" t JOIN "SearchEntry" e ON e."id" = t.rowid WHERE ${where} ORDER BY t.rowid LIMIT ${params.bind(limit)}`, params: params.values };
 }
 
-/** PostgreSQL: a WORD or SUBSTRING lane's candidates by an index — the word index (WORD) or the trigram index (SUBSTRING). */
-function indexedCandidates(params: Params, phrases: QueryPhrases, lane: { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" }): string {
+/**
+ * PostgreSQL: a WORD or SUBSTRING lane's candidates by an index — the word index (WORD) or the trigram
+ * index (SUBSTRING), by the whole phrase or by the pattern of its rarer fragments (fragmentPattern).
+ */
+function indexedCandidates(params: Params, phrases: QueryPhrases, lane: { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" }, pattern: string | null): string {
   return lane.rank === "WORD"
     ? `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(phrases.lexemes())}::tsquery`
-    : `e."${lane.field}Marked" LIKE ${params.bind(containsPattern(phrases.phrase.SUBSTRING))}`;
+    : `e."${lane.field}Marked" LIKE ${params.bind(pattern ?? containsPattern(phrases.phrase.SUBSTRING))}`;
+}
+
+/** The entries at the start of a window whose fragments are counted: enough to tell a rare fragment from a common one, few enough to cost little beside the window. */
+const FRAGMENT_SAMPLE = 256;
+/** The shortest fragment whose trigrams the trigram index looks up on its own. */
+const MIN_FRAGMENT_LENGTH = 3;
+/** A fragment in at most this share of a kind's entries is rare: it is looked up without the others. */
+const RARE_FRAGMENT = 0.005;
+/** A fragment in this share of a kind's entries or more is left to the statement's check: its trigrams' posting lists cost more to read than the candidates they remove. */
+const COMMON_FRAGMENT = 0.5;
+
+/**
+ * PostgreSQL, a SUBSTRING lane: the phrase's fragments — its runs of letters and digits at least
+ * MIN_FRAGMENT_LENGTH long, in order — when it has two or more (else none: the phrase is looked up
+ * whole). The trigram index ANDs every trigram of a pattern and reads each one's posting list through,
+ * about 3 ms for a trigram held by every artifact of the benchmark's store (`part`, `csv`): a pasted
+ * path took 40 ms in one statement to find its few matches by its one rare run of digits.
+ */
+export function substringFragments(phrase: string): string[] {
+  const fragments = phrase.split(SEPARATOR_RUN).filter((run) => [...run].length >= MIN_FRAGMENT_LENGTH);
+  return fragments.length >= 2 ? fragments : [];
+}
+
+/**
+ * The LIKE pattern a SUBSTRING lane's index lookup takes for a kind, from how many of the entries
+ * its windows read (`scanned`) held each fragment (`held`): the rare fragments (their posting lists
+ * are short, and a window that met none of them says little more), else the rarest and every fragment
+ * not common, in the phrase's order; null (the whole phrase) when that is every fragment or the
+ * windows read nothing. Any text holding the phrase holds its fragments in that
+ * order, so the pattern only widens the candidates, which the statement checks for the phrase itself.
+ */
+export function fragmentPattern(fragments: readonly string[], scanned: number, held: readonly number[]): string | null {
+  if (fragments.length === 0 || scanned <= 0) return null;
+  const density = held.map((n) => n / scanned);
+  const rare = density.flatMap((d, i) => (d <= RARE_FRAGMENT ? [i] : []));
+  const rarest = density.indexOf(Math.min(...density));
+  const kept = rare.length > 0 ? rare : density.flatMap((d, i) => (i === rarest || d < COMMON_FRAGMENT ? [i] : []));
+  if (kept.length === fragments.length) return null;
+  return `%${kept.map((i) => fragments[i].replace(/[\\%_]/g, (c) => `\\${c}`)).join("%")}%`;
 }
 
 /**
@@ -288,15 +330,21 @@ export function pgWindowLaneSql(
   parts: readonly { place: number; low: number; high: number; window: number }[],
   limit: number,
   ids: IdQuery | null,
+  /** A SUBSTRING lane's fragments (substringFragments), counted in each window's first FRAGMENT_SAMPLE entries for the index lookup that may follow. */
+  fragments: readonly string[] = [],
 ): { sql: string; params: unknown[] } {
+  const lane = LANES[index] as { field: "label" | "guarded" };
   const params = new Params("postgres");
   const inLane = inLaneSql("postgres", params, phrases, index, ids);
+  const held = fragments.map((fragment) => `count(*) FILTER (WHERE strpos(e."${lane.field}Marked", ${params.bind(fragment)}) > 0)::int`);
   const branches = parts.flatMap(({ place, low, high, window }) => {
     const range = `e."id" >= ${params.bind(low)} AND e."id" < ${params.bind(high)}`;
     const scanned = `SELECT * FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT ${params.bind(window)}`;
+    const sample = () => `SELECT e."${lane.field}Marked" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT ${params.bind(Math.min(window, FRAGMENT_SAMPLE))}`;
+    const counts = held.length === 0 ? "NULL::int[]" : `(SELECT ARRAY[count(*)::int, ${held.join(", ")}] FROM (${sample()}) e)`;
     return [
-      `(SELECT ${place} AS "place", NULL::bigint AS "windowEnd", ${ENTRY_SELECT} FROM (${scanned}) e WHERE ${inLane} ORDER BY e."id" LIMIT ${params.bind(limit)})`,
-      `(SELECT ${place}, (SELECT e."id" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" OFFSET ${params.bind(window - 1)} LIMIT 1)${", NULL".repeat(ENTRY_COLUMNS)})`,
+      `(SELECT ${place} AS "place", NULL::bigint AS "windowEnd", NULL::int[] AS "held", ${ENTRY_SELECT} FROM (${scanned}) e WHERE ${inLane} ORDER BY e."id" LIMIT ${params.bind(limit)})`,
+      `(SELECT ${place}, (SELECT e."id" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" OFFSET ${params.bind(window - 1)} LIMIT 1), ${counts}${", NULL".repeat(ENTRY_COLUMNS)})`,
     ];
   });
   return { sql: branches.join(" UNION ALL "), params: params.values };
@@ -312,18 +360,18 @@ export function pgWindowLaneSql(
 export function pgIndexedLaneSql(
   phrases: QueryPhrases,
   index: number,
-  parts: readonly { place: number; kind: DocumentKind; after: number; high: number }[],
+  /** `pattern`: a SUBSTRING lane's lookup for the kind (fragmentPattern; null: the whole phrase). */
+  parts: readonly { place: number; kind: DocumentKind; after: number; high: number; pattern?: string | null }[],
   limit: number,
   ids: IdQuery | null,
 ): { sql: string; params: unknown[] } {
   const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" };
   const params = new Params("postgres");
-  const candidates = indexedCandidates(params, phrases, lane);
   const inLane = inLaneSql("postgres", params, phrases, index, ids);
   const branches = parts.map(
     // The kind as a literal (one of DOCUMENT_KINDS), for the planner to take that kind's own index.
-    ({ place, kind, after, high }) =>
-      `(SELECT ${place} AS "place", ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = '${kind}' AND e."id" + 0 > ${params.bind(after)} AND e."id" + 0 < ${params.bind(high)} AND ${candidates} AND ${inLane} ORDER BY e."id" + 0 LIMIT ${params.bind(limit)})`,
+    ({ place, kind, after, high, pattern }) =>
+      `(SELECT ${place} AS "place", ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = '${kind}' AND e."id" + 0 > ${params.bind(after)} AND e."id" + 0 < ${params.bind(high)} AND ${indexedCandidates(params, phrases, lane, pattern ?? null)} AND ${inLane} ORDER BY e."id" + 0 LIMIT ${params.bind(limit)})`,
   );
   return { sql: branches.join(" UNION ALL "), params: params.values };
 }

@@ -44,7 +44,7 @@ export function queryPhrases(query: string): QueryPhrases {
 }
 
 /** A run of separators (./search-text.ts isSeparatorCode; the marks are separators too). */
-const SEPARATOR_RUN = /[\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]+/g;
+export const SEPARATOR_RUN = /[\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]+/g;
 /** The longest separator run the word index pairs two words across (its migration, 20261203160000_search_word_pairs). */
 const MAX_PAIRED_SEPARATOR = 32;
 

@@ -23,6 +23,8 @@ import {
   pgWindowLaneSql,
   sqliteLaneSql,
   searchedTable,
+  substringFragments,
+  fragmentPattern,
   trigramProbeSql,
   trigramsOf,
   candidateQuery,
@@ -292,27 +294,38 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
     .map(({ kind, low, high }) => ({ kind, low: from === null ? low : Math.max(low, from + 1), high }))
     .filter(({ low, high }) => low < high);
   const hits: EntryRow[][] = parts.map(() => []);
+  // A SUBSTRING lane's fragments, counted in the windows: which of them the index looks up (fragmentPattern).
+  const fragments = LANES[index].rank === "SUBSTRING" ? substringFragments(plan.phrases.phrase.SUBSTRING) : [];
+  const held = parts.map(() => ({ scanned: 0, counts: fragments.map(() => 0) }));
   // Per kind, how it is read next: a window of this many entries from `low`, the index after `after`, or nothing (read to its end).
   type Next = { window: number; low: number; scanned: number } | { after: number } | null;
   const next: Next[] = parts.map(({ low }) => ({ window: PG_LANE_WINDOW, low, scanned: 0 }));
   for (;;) {
     // The kinds still read: those before the place where the hits already read make `limit`.
     const windows: { place: number; low: number; high: number; window: number }[] = [];
-    const indexed: { place: number; kind: DocumentKind; after: number; high: number }[] = [];
+    const indexed: { place: number; kind: DocumentKind; after: number; high: number; pattern: string | null }[] = [];
     let total = 0;
     for (let place = 0; place < parts.length && total < limit; place++) {
       const step = next[place];
       if (step && "window" in step) windows.push({ place, low: step.low, high: parts[place].high, window: step.window });
-      else if (step) indexed.push({ place, kind: parts[place].kind, after: step.after, high: parts[place].high });
+      else if (step) indexed.push({ place, kind: parts[place].kind, after: step.after, high: parts[place].high, pattern: fragmentPattern(fragments, held[place].scanned, held[place].counts) });
       total += hits[place].length;
     }
     if (windows.length === 0 && indexed.length === 0) break;
     const ends = new Map<number, number | null>();
     if (windows.length > 0) {
-      const statement = pgWindowLaneSql(plan.phrases, index, windows, limit, plan.ids);
+      const statement = pgWindowLaneSql(plan.phrases, index, windows, limit, plan.ids, fragments);
       for (const r of (await reader.readRows(statement.sql, statement.params)).rows) {
-        if (r[2] === null) ends.set(Number(r[0]), r[1] === null ? null : Number(r[1]));
-        else hits[Number(r[0])].push(entryRow(r.slice(2)));
+        const place = Number(r[0]);
+        if (r[3] === null) {
+          ends.set(place, r[1] === null ? null : Number(r[1]));
+          // The window's size, then how many of its entries held each fragment.
+          const counts = (r[2] ?? []) as number[];
+          if (counts.length === fragments.length + 1) {
+            held[place].scanned += Number(counts[0]);
+            fragments.forEach((_, i) => (held[place].counts[i] += Number(counts[i + 1])));
+          }
+        } else hits[place].push(entryRow(r.slice(3)));
       }
     }
     if (indexed.length > 0) {
