@@ -42,12 +42,25 @@ const caseArbitrary: fc.Arbitrary<Case> = fc.record({
     runs: fc.array(fc.record({ time: fc.nat(TIMES.length - 1), compositeStep: fc.boolean() }), { minLength: RUNS, maxLength: RUNS }),
     links: fc.uniqueArray(
       fc.record({ run: fc.nat(RUNS - 1), artifact: fc.nat(ARTIFACTS - 1), direction: fc.constantFrom<"CONSUMED" | "PRODUCED">("CONSUMED", "PRODUCED"), role: fc.constantFrom<"a" | "b">("a", "b") }),
-      { maxLength: 14, selector: (l) => `${l.run}/${l.artifact}/${l.direction}/${l.role}` },
+      { maxLength: 14, size: "max", selector: (l) => `${l.run}/${l.artifact}/${l.direction}/${l.role}` },
     ),
-    edges: fc.array(
-      fc.record({ from: fc.nat(ARTIFACTS - 1), to: fc.nat(ARTIFACTS - 1), run: fc.nat(RUNS - 1), group: fc.nat(1), kind: fc.constantFrom(...KINDS), stepBoundary: fc.boolean(), time: fc.nat(TIMES.length - 1) }),
-      { maxLength: 16 },
-    ),
+    // Derivations: a child, a run and a group, with one to three sources (its co-inputs); each edge
+    // with its own kind, step-boundary flag and time, so that filters can cut a group.
+    edges: fc
+      .array(
+        fc.record({
+          to: fc.nat(ARTIFACTS - 1),
+          run: fc.nat(RUNS - 1),
+          group: fc.nat(1),
+          sources: fc.uniqueArray(fc.record({ from: fc.nat(ARTIFACTS - 1), kind: fc.constantFrom(...KINDS), stepBoundary: fc.boolean(), time: fc.nat(TIMES.length - 1) }), {
+            minLength: 1,
+            maxLength: 3,
+            selector: (source) => source.from,
+          }),
+        }),
+        { maxLength: 8, size: "max" },
+      )
+      .map((derivations) => derivations.flatMap(({ sources, ...derivation }) => sources.map((source) => ({ ...derivation, ...source })))),
   }),
   root: fc.record({ kind: fc.constantFrom<"artifact" | "run">("artifact", "artifact", "run"), index: fc.nat(ARTIFACTS - 1) }),
   direction: fc.constantFrom<GraphDirection>("UPSTREAM", "DOWNSTREAM", "BOTH"),
@@ -239,11 +252,20 @@ describe("lineage graph property: the answer = the neighbourhood computed from t
       for (const id of shown) expect(expected).toContain(id);
       expect(shown.size - 1).toBeLessThanOrEqual(c.first);
     }
-    // co-input groups whole: a derived artifact in the answer downstream comes with every source of the group that brought it
-    for (const edge of graph.edges.filter((e) => e.kind === "DERIVED")) {
-      const group = m.edges.filter((e) => m.A(e.to) === edge.target && m.R(e.run) === edge.runId && `g${e.run}_${e.group}` === edge.groupId);
-      const target = graph.nodes.find((n) => n.id === edge.target)!;
-      if (target.depth > 0 && graph.nodes.find((n) => n.id === edge.source)!.depth === target.depth - 1) for (const e of group) expect(shown).toContain(m.A(e.from));
+    // co-input groups whole: an artifact in the answer downstream came in a whole piece, either the
+    // child of a group whose every source is shown (a group leading to it from the hop before), or
+    // a co-input in a shown child's whole group. (When truncated, another of its groups may be drawn
+    // in part, its run cut away. Untruncated, the answer equals the neighbourhood above, co-inputs
+    // and all.)
+    const depthOf = new Map(graph.nodes.map((n) => [n.id, n.depth]));
+    const derived = graph.edges.filter((e) => e.kind === "DERIVED");
+    const wholeGroup = (edge: LineageGraphRecord["edges"][number]) =>
+      m.edges.filter((e) => m.A(e.to) === edge.target && m.R(e.run) === edge.runId && `g${e.run}_${e.group}` === edge.groupId).every((e) => shown.has(m.A(e.from)));
+    const bringing = derived.filter((e) => depthOf.get(e.target)! > 0 && depthOf.get(e.source) === depthOf.get(e.target)! - 1);
+    for (const child of new Set(bringing.map((e) => e.target))) {
+      const broughtWhole = bringing.some((e) => e.target === child && wholeGroup(e));
+      const coInputOfWhole = derived.some((e) => e.source === child && wholeGroup(e));
+      expect([child, broughtWhole || coInputOfWhole]).toEqual([child, true]);
     }
     // the edges drawn: every relation between two nodes of the answer, and nothing else
     const relations = new Set<string>();
