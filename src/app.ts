@@ -188,9 +188,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       context.noteTaggedRead = taggedReadNoter({ principal: actingAs, purpose: context.purpose ?? null, requestId: context.requestId, policyTagsOf: context.policyTagsOf }, services.compliance.purposeAudit);
       return context;
     },
-    maskedErrors: { maskError: (error) => presentError(error, { maxBodyBytes: config.graphqlMaxBodyBytes }) },
-    // One body limit for /graphql: declared lengths are refused at the socket (admitHeavyBodies), streamed bodies here, both PAYLOAD_TOO_LARGE.
-    maxRequestBodySize: config.graphqlMaxBodyBytes,
+    maskedErrors: { maskError: (error) => presentError(error) },
+    // One body limit for /graphql: declared lengths are refused at the socket (admitHeavyBodies),
+    // streamed bodies as they are read (useBoundedGraphQLBodies reads every body /graphql takes),
+    // both PAYLOAD_TOO_LARGE. Yoga's own limit would pipe each body through a stream of its own.
+    maxRequestBodySize: false,
     plugins: [
       // The CPU budget's marks (PROVGRAPH_CPU_PHASES=1, the bench; none otherwise).
       ...cpuPhaseMarks.before,

@@ -33,8 +33,8 @@ export class BodyEncodingError extends Error {
  * raw bytes as it goes (JsonNestingGuard): a body past either bound is refused at the first chunk
  * that passes it — before anything is parsed, and without holding more than the bound in memory.
  * `gzip`: the body is inflated as it is read, and the bounds apply to what it inflates to (a gzip
- * bomb stops inflating at maxBytes). What was not read of a refused body is drained (up to maxBytes,
- * unkept) so the client can read the answer; beyond that the connection is cut.
+ * bomb stops inflating at maxBytes). What was not read of a refused body is drained (up to maxBytes
+ * more, unkept) so the client can read the answer; beyond that the connection is cut.
  */
 export async function readBoundedBody(request: Request, bounds: BodyBounds, options: { gzip?: boolean } = {}): Promise<Buffer> {
   if (!request.body) return Buffer.alloc(0);
@@ -42,7 +42,6 @@ export async function readBoundedBody(request: Request, bounds: BodyBounds, opti
   const guard = new JsonNestingGuard(bounds.maxNesting);
   const chunks: Buffer[] = [];
   let total = 0;
-  let received = 0;
   const take = (bytes: Uint8Array) => {
     total += bytes.byteLength;
     if (total > bounds.maxBytes) throw new BodyBoundError("PAYLOAD_TOO_LARGE", 413, `the body is more than ${bounds.maxBytes} bytes; at most ${bounds.maxBytes} are accepted`, { limit: bounds.maxBytes });
@@ -58,14 +57,14 @@ export async function readBoundedBody(request: Request, bounds: BodyBounds, opti
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      received += value.byteLength;
       if (inflater) await inflater.write(value);
       else take(value);
     }
     await inflater?.end();
   } catch (error) {
     inflater?.destroy();
-    if (error instanceof BodyBoundError) drain(reader, bounds.maxBytes - received);
+    // Up to maxBytes more: a body refused for its size has used its own up (a reset then loses the answer).
+    if (error instanceof BodyBoundError) drain(reader, bounds.maxBytes);
     else await reader.cancel().catch(() => undefined);
     throw error;
   }

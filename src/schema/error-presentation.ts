@@ -19,12 +19,7 @@ import { databaseOutageOf } from "../services/errors";
  * Not a mistake and not a fault: the database being unavailable (DATABASE_UNAVAILABLE, HTTP 503 +
  * Retry-After, however the driver said it).
  */
-export interface PresentationLimits {
-  /** GRAPHQL_MAX_BODY_BYTES: what a body over it is told (Yoga's own limit is set to it). */
-  maxBodyBytes?: number;
-}
-
-export function presentError(error: unknown, limits: PresentationLimits = {}): GraphQLError {
+export function presentError(error: unknown): GraphQLError {
   presented.add(error as object);
   const graphqlError = error instanceof GraphQLError ? error : undefined;
   const original = databaseOutageOf(graphqlError?.originalError ?? error) ?? graphqlError?.originalError ?? error;
@@ -38,7 +33,7 @@ export function presentError(error: unknown, limits: PresentationLimits = {}): G
   if (original instanceof PothosValidationError) {
     return keep(createGraphQLError(cappedText(original.message), { ...location, extensions: { code: "INVALID_ARGUMENT" } }));
   }
-  if (graphqlError && isRequestError(graphqlError)) return keep(presentRequestError(graphqlError, limits));
+  if (graphqlError && isRequestError(graphqlError)) return keep(presentRequestError(graphqlError));
   const masked = createGraphQLError("Unexpected error.", { ...location, extensions: { code: "INTERNAL_SERVER_ERROR" } });
   faults.set(masked, original);
   return keep(masked);
@@ -77,17 +72,12 @@ function isRequestError(error: GraphQLError): boolean {
   return cause.originalError === undefined && (cause.nodes?.length ?? 0) > 0 && /^Argument "/.test(cause.message);
 }
 
-function presentRequestError(error: GraphQLError, limits: PresentationLimits): GraphQLError {
+function presentRequestError(error: GraphQLError): GraphQLError {
   let extensions: Record<string, unknown> = { ...error.extensions };
   let code = typeof extensions.code === "string" ? extensions.code : undefined;
-  let text = error.message;
+  const text = error.message;
   const causeCode = error.originalError instanceof GraphQLError ? error.originalError.extensions?.code : undefined;
-  if (code === "REQUEST_ENTITY_TOO_LARGE") {
-    // Yoga's body limit (set to GRAPHQL_MAX_BODY_BYTES) found a body over it while reading: one limit, one code.
-    code = "PAYLOAD_TOO_LARGE";
-    text = `the body is larger than ${limits.maxBodyBytes === undefined ? "this server accepts" : `${limits.maxBodyBytes} bytes`} (GRAPHQL_MAX_BODY_BYTES)`;
-    extensions = { http: { status: 413 }, ...(limits.maxBodyBytes ? { limit: limits.maxBodyBytes } : {}) };
-  } else if (code === "BAD_REQUEST") {
+  if (code === "BAD_REQUEST") {
     // Yoga attaches the JSON parser's message, which quotes the body: a 10 MB bad body would come back whole.
     delete extensions.originalError;
     // GraphQL over HTTP: a body that is not JSON is a 400 whatever the Accept header.
