@@ -73,9 +73,8 @@ function isRequestError(error: GraphQLError): boolean {
 }
 
 function presentRequestError(error: GraphQLError): GraphQLError {
-  let extensions: Record<string, unknown> = { ...error.extensions };
+  const extensions: Record<string, unknown> = { ...error.extensions };
   let code = typeof extensions.code === "string" ? extensions.code : undefined;
-  const text = error.message;
   const causeCode = error.originalError instanceof GraphQLError ? error.originalError.extensions?.code : undefined;
   if (code === "BAD_REQUEST") {
     // Yoga attaches the JSON parser's message, which quotes the body: a 10 MB bad body would come back whole.
@@ -90,7 +89,7 @@ function presentRequestError(error: GraphQLError): GraphQLError {
     extensions.http = { ...(extensions.http as object), spec: true, status: 400 };
   }
   // Messages quote what the caller sent (graphql-js prints an invalid value), as may extensions: cut to ECHO_LIMITS.
-  const message = cappedText(text);
+  const message = cappedText(error.message);
   const capped = cappedValue(extensions);
   if (code === extensions.code && code !== "BAD_REQUEST" && message === error.message && capped === extensions) return error;
   return createGraphQLError(message, {
