@@ -5,6 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { pgSessionOptions } from "../src/db/client";
 import { migrateDatabase } from "../src/db/migrate";
+import { preparedStatementName } from "../src/db/prepared-statements";
 import type { RawRows } from "../src/db/direct-statements";
 import { artifactIdFor, digest40, operationIdFor, specIdFrom } from "../src/services/ids";
 import { type GraphReadClient, LINEAGE_GRAPH_READS } from "../src/services/lineage-graph";
@@ -122,12 +123,13 @@ async function rawClient(database: "sqlite" | "postgres", url: string, file: str
     };
     return { run: async (sql: string, params: readonly unknown[]) => run(sql, params), close: async () => db.close() };
   }
-  // The raw side runs the statements as provgraph does: the same session settings (JIT off).
+  // The raw side runs the statements as provgraph does: the same session settings (JIT off), and those
+  // provgraph runs prepared (src/db/prepared-statements.ts) prepared too, so neither side plans them each time.
   const client = new pg.Client({ connectionString: url, ...pgSessionOptions(url) });
   await client.connect();
   return {
     run: async (sql: string, params: readonly unknown[]): Promise<RawRows> => {
-      const result = await client.query({ text: sql, values: params as unknown[], rowMode: "array" });
+      const result = await client.query({ name: preparedStatementName(sql), text: sql, values: params as unknown[], rowMode: "array" });
       return { columnNames: result.fields.map((f) => f.name), rows: result.rows as unknown[][] };
     },
     close: () => client.end(),

@@ -6,6 +6,7 @@ import pg from "pg";
 import { defaultPlugins } from "../plugins/registry";
 import { openDatabase, pgSessionOptions } from "../src/db/client";
 import { migrateDatabase } from "../src/db/migrate";
+import { preparedStatementName } from "../src/db/prepared-statements";
 import { createComplianceEngines, settleUnitSubjects } from "../src/services/compliance";
 import { indexSearchableWrites, searchPage, type SearchReader } from "../src/services/discovery";
 import { FeedLog } from "../src/services/feeds";
@@ -105,13 +106,15 @@ async function rawReplayer(store: SearchStore, database: "sqlite" | "postgres") 
       close: async () => db.close(),
     };
   }
-  // The raw side runs the statements as provgraph does: the same session settings (JIT off).
+  // The raw side runs the statements as provgraph does: the same session settings (JIT off), and those
+  // provgraph runs prepared (src/db/prepared-statements.ts) prepared too, so neither side plans them each time.
   const client = new pg.Client({ connectionString: store.url, ...pgSessionOptions(store.url) });
   await client.connect();
+  const run = async (sql: string, params: readonly unknown[]) => (await client.query({ name: preparedStatementName(sql), text: sql, values: [...params], rowMode: "array" })).rows;
   return {
-    reader: { provider: "postgres" as const, readRows: async (sql: string, params: readonly unknown[]) => ({ columnNames: [], rows: (await client.query({ text: sql, values: [...params], rowMode: "array" })).rows }) },
+    reader: { provider: "postgres" as const, readRows: async (sql: string, params: readonly unknown[]) => ({ columnNames: [], rows: await run(sql, params) }) },
     replay: async (statements: readonly Statement[]) => {
-      for (const { sql, params } of statements) await client.query({ text: sql, values: [...params], rowMode: "array" });
+      for (const { sql, params } of statements) await run(sql, params);
     },
     close: () => client.end(),
   };

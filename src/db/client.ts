@@ -8,6 +8,7 @@ import { type Prisma, PrismaClient as SqlitePrismaClient } from "../generated/sq
 import type { PrismaClient as PgPrismaClientClass } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
 import { attachDirectStatements, type DirectStatements, directStatementsOver, type RawRows, type RowStream } from "./direct-statements";
+import { keepsPreparedStatements, preparedStatementName } from "./prepared-statements";
 import { reuseAdapterStatements } from "./reused-statements";
 import { serializeStatements } from "./serialized-transaction";
 import { turnBeforeStatement } from "./statement-turns";
@@ -287,7 +288,9 @@ function pgClient(
         connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
         ...pgSessionOptions(connectionString),
-      }),
+        // Statements marked PREPARED_SQL are named, so each connection plans them once (prepared-statements.ts);
+        // the option's type wants a name for every statement, and undefined leaves the others unnamed.
+      }, keepsPreparedStatements(connectionString) ? { statementNameGenerator: (query) => preparedStatementName(query.sql) as string } : {}),
       countStatement,
       { wrapTransaction: serializeStatements, onTransaction: options.onTransaction, slot: options.slot },
     ),

@@ -20,17 +20,29 @@ export function jsonItem(provider: DatabaseProvider, alias: string, index?: numb
 
 /**
  * What a select over a bound list ends with on PostgreSQL so that the planner knows the list's length:
- * ` LIMIT <length>` (nothing on SQLite). The planner takes a set-returning function such as
+ * ` LIMIT <n>` (nothing on SQLite). The planner takes a set-returning function such as
  * json_array_elements for 100 rows, and a recursive walk seeded from it for about a million (ten
  * estimated rounds of joins, each doubling), and at executor start it sizes the walk's UNION hash
  * table for that — tens of megabytes zeroed, in no plan node's time: 85 of the 88 ms of a depth-3
  * graph walk of 19 nodes on the benchmark's 1.05M-edge store (2 ms once told). A LIMIT only lowers an
  * estimate: a list longer than 100 is still planned as 100 rows.
+ *
+ * n is the length rounded up to a power of two, and a list longer than 64 gets none (planned as the
+ * planner's 100 rows): a statement's text then takes one of eight forms per list, whatever the
+ * lists hold, so a prepared statement's plan serves every list of about its length
+ * (prepared-statements.ts) — an estimate at most twice the length, where the walk's sizing costs
+ * nothing to speak of.
  */
 export function plannedLength(provider: DatabaseProvider, length: number): string {
   if (!Number.isSafeInteger(length) || length < 0) throw new Error(`plannedLength: a list's length must be a non-negative integer, got ${length}`);
-  return provider === "postgres" ? ` LIMIT ${length}` : "";
+  if (provider !== "postgres" || length > PLANNED_LENGTH_LIMIT) return "";
+  let planned = 1;
+  while (planned < length) planned *= 2;
+  return ` LIMIT ${planned}`;
 }
+
+/** The longest list given a planned length: above it, the planner's own guess of 100 rows is near enough. */
+const PLANNED_LENGTH_LIMIT = 64;
 
 /** The list's items as a sub-select for `IN (…)`; `count` is the list's length (plannedLength). */
 export function jsonListSelect(provider: DatabaseProvider, placeholder: string, count: number, type: "text" | "bigint" = "text"): string {

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import type { DatabaseProvider } from "../../db/database-url";
 import type { RawRows } from "../../db/direct-statements";
+import { preparedReader } from "../../db/prepared-statements";
 import { InvalidArgumentError } from "../errors";
 import type { ArtifactId, OperationId, RunId } from "../ids";
 import { unsafeTextReason } from "../safe-text";
@@ -145,9 +146,13 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
   if (request.after && !start) throw new InvalidPositionError();
   const need = request.first + 1;
   const found: Found[] = [];
+  // The lanes' statements run prepared on PostgreSQL (planning one cost more than running it; a few
+  // shapes serve every query); a page's newest versions are one statement of as many branches as
+  // datasets and columns it holds, a shape of its own each time, and run unprepared.
+  const lanes = preparedReader(reader);
   for (let index = start?.lane ?? 0; index < LANES.length && found.length < need; index++) {
     if (!laneApplies(LANES[index], plan.phrases, plan.ids)) continue;
-    found.push(...(await readLane(reader, plan, index, start?.lane === index ? start : null, need - found.length, request.canRead)));
+    found.push(...(await readLane(lanes, plan, index, start?.lane === index ? start : null, need - found.length, request.canRead)));
   }
   const page = found.slice(0, request.first);
   return { hits: await hitsOf(reader, plan, page), hasNextPage: found.length > request.first };
@@ -157,9 +162,10 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
 export async function countHits(reader: SearchReader, request: Omit<SearchRequest, "first" | "after">, cap: number): Promise<number | null> {
   const plan = planOf(checkedQuery("query", request.query), request.kinds ?? null);
   let count = 0;
+  const lanes = preparedReader(reader);
   for (let index = 0; index < LANES.length && count <= cap; index++) {
     if (!laneApplies(LANES[index], plan.phrases, plan.ids)) continue;
-    count += (await readLane(reader, plan, index, null, cap + 1 - count, request.canRead)).length;
+    count += (await readLane(lanes, plan, index, null, cap + 1 - count, request.canRead)).length;
   }
   return count > cap ? null : count;
 }

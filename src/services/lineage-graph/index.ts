@@ -10,7 +10,7 @@ import { lineageGraph, type LineageGraphArgs } from "./lineage-graph";
 import type { LineageFilters } from "./lineage-filters";
 import { type LineagePathArgs, lineagePaths, type LineagePathsRecord } from "./lineage-path";
 import { readNodeDetails } from "./node-details";
-import type { GraphReadClient } from "./read-client";
+import { type GraphReadClient, type GraphReadContext, preparedGraphReader } from "./read-client";
 import type { LineageGraphNodeRecord } from "./graph-records";
 
 export * from "./graph-records";
@@ -25,18 +25,28 @@ async function nodeDetails(args: { ids: readonly string[]; filters: LineageFilte
   return [...(await readNodeDetails(reader, args.ids, args.filters)).values()];
 }
 
+/** A computation whose statements run prepared on PostgreSQL (preparedGraphReader). */
+const prepared =
+  <A, R>(read: (args: A, context: GraphReadContext) => Promise<R>) =>
+  (args: A, { reader }: GraphReadContext): Promise<R> =>
+    read(args, { reader: preparedGraphReader(reader) });
+
 /** The room's heavy reads by name, for the worker pool to register: (args, { reader }) → plain data. */
 export const LINEAGE_GRAPH_READS = {
-  lineageGraph,
-  expand: expandNode,
-  lineagePath: lineagePaths,
-  impact: impactOf,
-  nodeDetails,
+  lineageGraph: prepared(lineageGraph),
+  expand: prepared(expandNode),
+  lineagePath: prepared(lineagePaths),
+  impact: prepared(impactOf),
+  nodeDetails: prepared(nodeDetails),
 } as const;
 
 /** The same computations over one read client (the server's reader until the pool runs them). */
 export class LineageGraphs {
-  constructor(private readonly reader: GraphReadClient) {}
+  private readonly reader: GraphReadClient;
+
+  constructor(reader: GraphReadClient) {
+    this.reader = preparedGraphReader(reader);
+  }
 
   graph(args: LineageGraphArgs): Promise<LineageGraphRecord> {
     return lineageGraph(args, { reader: this.reader });
