@@ -78,11 +78,11 @@ async function main() {
   if (wanted("feeds")) results.feeds = await timed("feeds", () => runFeedsBench({ quick, log, dataDir }));
   if (wanted("compliance")) results.compliance = await timed("compliance", () => runComplianceBench({ quick, log, dataDir }));
   if (wanted("search")) results.search = await timed("search", () => runSearchBench({ quick, log, dataDir }));
-  // --only=searchPg: the PostgreSQL side alone (its 1M store takes long to make).
+  // --only=searchPg (and graphPg below): the PostgreSQL side alone (its 1M store takes long to make).
   if (pgUrl && (wanted("search") || wanted("searchPg"))) results.searchPg = await timed("searchPg", () => runSearchBench({ quick, log, dataDir, pgUrl }));
   if (wanted("privacy")) results.privacy = await timed("privacy", () => runPrivacyBench({ quick, log, dataDir }));
   if (wanted("graph")) results.graph = await timed("graph", () => runGraphBench({ quick, log, dataDir }));
-  if (pgUrl && wanted("graph")) results.graphPg = await timed("graphPg", () => runGraphBench({ quick, log, dataDir, pgUrl }));
+  if (pgUrl && (wanted("graph") || wanted("graphPg"))) results.graphPg = await timed("graphPg", () => runGraphBench({ quick, log, dataDir, pgUrl }));
   if (wanted("startup")) results.startup = await timed("startup", () => runStartupBench({ quick, log, dataDir }));
   if (wanted("explorer")) results.explorer = await timed("explorer", () => runExplorerBench({ quick, log, dataDir }));
   // A run of some benchmarks (--only) keeps the full run's description; its own results say when and at what load they were measured where they can.
