@@ -31,6 +31,7 @@ import { createFeedBroadcast } from "./pubsub";
 import { requestIdOf, useRequestLog } from "./http/request-log";
 import { useSharedSubscriptionResults } from "./http/shared-subscription-results";
 import { cpuPhasePlugins, markedRequests } from "./http/cpu-phases-plugin";
+import { useAnswerBytes } from "./http/answer-bytes";
 import { writeLargeStringsAsBuffers } from "./http/large-string-writes";
 import type { GraphQLContext } from "./schema/context";
 import { presentError, wasPresented } from "./schema/error-presentation";
@@ -233,6 +234,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useSharedSubscriptionResults(viewerKeyOf),
       // A subscription ends when its token is revoked or expires.
       useSubscriptionLeases(auth.watch),
+      // Last of the result's plugins: the answer Yoga sends is serialised to bytes in pieces, not as one long string.
+      useAnswerBytes(),
       ...cpuPhaseMarks.last,
     ],
   });

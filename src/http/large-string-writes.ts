@@ -7,9 +7,9 @@ export const LARGE_STRING_CHARS = 64 * 1024;
  * Large string bodies written as Buffers (docs/performance.md, "Large answers"). Node encodes a
  * string chunk into a buffer of its own as it writes it; for a lineageGraph answer of 186 KB that
  * cost the server 0.7 ms more CPU per request than writing the same bytes from Buffer.from (1.3 ms
- * in a bare node server with a 148 KB body, most of it system time). GraphQL answers
- * reach the socket as one string (Yoga's JSON), so large ones all go through here; smaller writes,
- * and writes in another encoding, keep node's own path.
+ * in a bare node server with a 148 KB body, most of it system time). GraphQL answers now reach the
+ * socket as bytes already (answer-bytes.ts); what else is written as one large string (an evidence
+ * document) goes through here; smaller writes, and writes in another encoding, keep node's own path.
  */
 export function writeLargeStringsAsBuffers(handler: http.RequestListener): http.RequestListener {
   return (request, response) => {
