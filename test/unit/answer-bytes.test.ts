@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { GraphQLError } from "graphql";
-import { JSON_PIECE_CHARS, jsonBytes } from "../../src/http/answer-bytes";
+import { JSON_PIECE_CHARS, jsonBytes, STRING_ANSWER_CHARS } from "../../src/http/answer-bytes";
 
 /** FC_SEED=<n> replays a run fast-check reported. */
 const SEED = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {};
@@ -11,12 +11,17 @@ const SEED = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {};
  * its key), objects without a prototype (graphql-js's), errors, and answers much longer than a piece.
  */
 describe("answer bytes", () => {
-  const same = (value: object) => expect(jsonBytes(value).toString("utf8")).toBe(JSON.stringify(value));
+  /** The answer's bytes, whichever form it took. */
+  const bytesOf = (value: object) => {
+    const body = jsonBytes(value);
+    return typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  };
+  const same = (value: object) => expect(bytesOf(value).toString("utf8")).toBe(JSON.stringify(value));
 
   test("any JSON value, in an answer's envelope, gives JSON.stringify's bytes", () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.jsonValue({ maxDepth: 3 }), (data, extensions) => {
-        const bytes = jsonBytes({ data, extensions });
+        const bytes = bytesOf({ data, extensions });
         expect(bytes.equals(Buffer.from(JSON.stringify({ data, extensions }), "utf8"))).toBe(true);
       }),
       { numRuns: 500, ...SEED },
@@ -53,7 +58,18 @@ describe("answer bytes", () => {
     const nodes = Array.from({ length: 5_000 }, (_, i) => ({ id: `art_${String(i).padStart(40, "0")}`, label: `näme ${i} \u{1F600}`, depth: i % 7, counts: [i, i + 1] }));
     const answer = { data: { lineageGraph: { truncated: false, nodes, edges: nodes.map((n, i) => ({ source: n.id, target: nodes[(i + 1) % nodes.length].id })) } } };
     expect(JSON.stringify(answer).length).toBeGreaterThan(20 * JSON_PIECE_CHARS);
+    expect(Buffer.isBuffer(jsonBytes(answer))).toBe(true);
     same(answer);
+  });
+
+  test("a small answer stays one string; a large one with large items comes in pieces, the same", () => {
+    const small = { data: { search: { edges: Array.from({ length: 20 }, (_, i) => ({ cursor: `c${i}`, node: { id: `art_${i}` } })) } } };
+    expect(typeof jsonBytes(small)).toBe("string");
+    same(small);
+    const wide = { data: { items: Array.from({ length: 40 }, (_, i) => ({ i, text: "x".repeat(3 * JSON_PIECE_CHARS) })) } };
+    expect(JSON.stringify(wide).length).toBeGreaterThan(STRING_ANSWER_CHARS);
+    expect(Buffer.isBuffer(jsonBytes(wide))).toBe(true);
+    same(wide);
   });
 
   test("nesting deeper than the walk goes is stringified whole, the same", () => {
