@@ -45,9 +45,12 @@ export function useAnswerBytes(): Plugin {
 export function jsonBytes(value: object): string | Buffer {
   if (estimatedChars(value, 0) < STRING_ANSWER_CHARS) return JSON.stringify(value);
   const pieces = new Pieces();
-  const json = propertyJson(pieces, "", value, 0);
-  // undefined where JSON.stringify gives nothing (a toJSON that answers undefined): no bytes.
-  if (json) pieces.push(json);
+  if (walked(value, 0)) write(pieces, value, 0);
+  else {
+    // undefined where JSON.stringify gives nothing (a toJSON that answers undefined): no bytes.
+    const json = JSON.stringify(ownValue(value, ""));
+    if (json) pieces.push(json);
+  }
   return pieces.bytes();
 }
 
@@ -59,32 +62,29 @@ export const STRING_ANSWER_CHARS = 96 * 1024;
  * its first item's JSON times its length (a list's items are of one type), a scalar as 16.
  */
 function estimatedChars(value: unknown, depth: number): number {
-  if (value === null || typeof value !== "object" || depth >= MAX_WALKED_DEPTH || hasToJson(value)) return typeof value === "string" ? value.length + 2 : 16;
+  if (!walked(value, depth)) return typeof value === "string" ? value.length + 2 : 16;
   if (Array.isArray(value)) return value.length === 0 ? 2 : value.length * ((JSON.stringify(value[0]) ?? "null").length + 1);
-  if (!isPlainObject(value)) return 16;
   let chars = 2;
-  for (const key of Object.keys(value)) chars += key.length + 4 + estimatedChars(value[key], depth + 1);
+  for (const [key, member] of Object.entries(value)) chars += key.length + 4 + estimatedChars(member, depth + 1);
   return chars;
 }
 
-/**
- * Writes the property `key` (holding `value`) as JSON.stringify would (SerializeJSONProperty): a
- * plain object or an array is written here, piece by piece, and null returned; anything else is
- * returned as its JSON text, or undefined where JSON.stringify leaves the property out.
- */
-function propertyJson(pieces: Pieces, key: string, value: unknown, depth: number): string | null | undefined {
-  if (value !== null && typeof value === "object" && depth < MAX_WALKED_DEPTH && !hasToJson(value)) {
-    if (Array.isArray(value)) {
-      writeArray(pieces, value);
-      return null;
-    }
-    if (isPlainObject(value)) {
-      writeObject(pieces, value, depth);
-      return null;
-    }
-  }
-  const own = value !== null && typeof value === "object" && hasToJson(value) ? (value as { toJSON(key: string): unknown }).toJSON(key) : value;
-  return JSON.stringify(own);
+/** Whether a value is written here piece by piece: a plain object or an array without toJSON, not too deep. */
+function walked(value: unknown, depth: number): value is Record<string, unknown> | unknown[] {
+  if (value === null || typeof value !== "object" || depth >= MAX_WALKED_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  if (Array.isArray(value)) return true;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** What JSON.stringify serialises for a property (SerializeJSONProperty): toJSON's answer, given the key, where there is one. */
+function ownValue(value: unknown, key: string): unknown {
+  return value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function" ? (value as { toJSON(key: string): unknown }).toJSON(key) : value;
+}
+
+function write(pieces: Pieces, value: Record<string, unknown> | unknown[], depth: number): void {
+  if (Array.isArray(value)) writeArray(pieces, value);
+  else writeObject(pieces, value, depth);
 }
 
 function writeObject(pieces: Pieces, object: Record<string, unknown>, depth: number): void {
@@ -93,16 +93,14 @@ function writeObject(pieces: Pieces, object: Record<string, unknown>, depth: num
   for (const key of Object.keys(object)) {
     const member = `${first ? "" : ","}${JSON.stringify(key)}:`;
     const value = object[key];
-    // A member JSON.stringify leaves out is known before its key is written: it is not an object or array walked here.
-    if (value === undefined || typeof value === "function" || typeof value === "symbol") continue;
-    if (value !== null && typeof value === "object" && !isWalked(value)) {
-      const json = propertyJson(pieces, key, value, depth + 1);
+    if (walked(value, depth + 1)) {
+      pieces.push(member);
+      write(pieces, value, depth + 1);
+    } else {
+      // A member JSON.stringify leaves out (undefined, a function, a symbol, a toJSON answering undefined) is left out.
+      const json = JSON.stringify(ownValue(value, key));
       if (json === undefined) continue;
       pieces.push(member + json);
-    } else {
-      pieces.push(member);
-      const json = propertyJson(pieces, key, value, depth + 1);
-      if (json) pieces.push(json);
     }
     first = false;
   }
@@ -120,24 +118,13 @@ function writeArray(pieces: Pieces, items: readonly unknown[]): void {
   let run = 1;
   while (i < items.length) {
     const end = Math.min(items.length, i + run);
-    const slice = items.slice(i, end).map((item, k) => (item !== null && typeof item === "object" && hasToJson(item) ? (item as { toJSON(key: string): unknown }).toJSON(String(i + k)) : item));
-    const json = JSON.stringify(slice);
+    const json = JSON.stringify(items.slice(i, end).map((item, k) => ownValue(item, String(i + k))));
     pieces.push(`${i === 0 ? "" : ","}${json.slice(1, -1)}`);
     if (i === 0) run = Math.max(1, Math.floor(JSON_PIECE_CHARS / Math.max(1, json.length)));
     i = end;
   }
   pieces.push("]");
 }
-
-const hasToJson = (value: object): boolean => typeof (value as { toJSON?: unknown }).toJSON === "function";
-
-function isPlainObject(value: object): value is Record<string, unknown> {
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
-/** Whether propertyJson writes the value itself (a plain object or array without toJSON) rather than returning its text. */
-const isWalked = (value: object): boolean => !hasToJson(value) && (Array.isArray(value) || isPlainObject(value));
 
 /** Text pieces, encoded into a buffer each time they reach JSON_PIECE_CHARS characters. */
 class Pieces {

@@ -10,7 +10,8 @@ import { lineageGraph, type LineageGraphArgs } from "./lineage-graph";
 import type { LineageFilters } from "./lineage-filters";
 import { type LineagePathArgs, lineagePaths, type LineagePathsRecord } from "./lineage-path";
 import { readNodeDetails } from "./node-details";
-import { type GraphReadClient, type GraphReadContext, preparedGraphReader } from "./read-client";
+import { preparedReader } from "../../db/prepared-statements";
+import type { GraphReadClient, GraphReadContext } from "./read-client";
 import type { LineageGraphNodeRecord } from "./graph-records";
 
 export * from "./graph-records";
@@ -25,11 +26,16 @@ async function nodeDetails(args: { ids: readonly string[]; filters: LineageFilte
   return [...(await readNodeDetails(reader, args.ids, args.filters)).values()];
 }
 
-/** A computation whose statements run prepared on PostgreSQL (preparedGraphReader). */
+/**
+ * A computation whose statements run prepared on PostgreSQL (src/db/prepared-statements.ts): the
+ * graph reads are a few shapes of statement run over and over, and planning one cost more than
+ * running it. Their texts hold no values (bound, or lists' lengths rounded: StatementParams), only
+ * bounded choices (direction, depth, filters, a page's size).
+ */
 const prepared =
   <A, R>(read: (args: A, context: GraphReadContext) => Promise<R>) =>
   (args: A, { reader }: GraphReadContext): Promise<R> =>
-    read(args, { reader: preparedGraphReader(reader) });
+    read(args, { reader: preparedReader(reader) });
 
 /** The room's heavy reads by name, for the worker pool to register: (args, { reader }) → plain data. */
 export const LINEAGE_GRAPH_READS = {
@@ -42,29 +48,25 @@ export const LINEAGE_GRAPH_READS = {
 
 /** The same computations over one read client (the server's reader until the pool runs them). */
 export class LineageGraphs {
-  private readonly reader: GraphReadClient;
-
-  constructor(reader: GraphReadClient) {
-    this.reader = preparedGraphReader(reader);
-  }
+  constructor(private readonly reader: GraphReadClient) {}
 
   graph(args: LineageGraphArgs): Promise<LineageGraphRecord> {
-    return lineageGraph(args, { reader: this.reader });
+    return LINEAGE_GRAPH_READS.lineageGraph(args, { reader: this.reader });
   }
 
   expand(args: ExpandArgs): Promise<ExpandPageRecord> {
-    return expandNode(args, { reader: this.reader });
+    return LINEAGE_GRAPH_READS.expand(args, { reader: this.reader });
   }
 
   paths(args: LineagePathArgs): Promise<LineagePathsRecord> {
-    return lineagePaths(args, { reader: this.reader });
+    return LINEAGE_GRAPH_READS.lineagePath(args, { reader: this.reader });
   }
 
   impact(args: ImpactArgs): Promise<ImpactRecord> {
-    return impactOf(args, { reader: this.reader });
+    return LINEAGE_GRAPH_READS.impact(args, { reader: this.reader });
   }
 
   nodeDetails(ids: readonly string[], filters: LineageFilters): Promise<LineageGraphNodeRecord[]> {
-    return nodeDetails({ ids, filters }, { reader: this.reader });
+    return LINEAGE_GRAPH_READS.nodeDetails({ ids, filters }, { reader: this.reader });
   }
 }

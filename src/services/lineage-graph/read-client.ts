@@ -1,7 +1,6 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import type { RawRows } from "../../db/direct-statements";
 import { plannedLength } from "../../db/json-list";
-import { preparedReader } from "../../db/prepared-statements";
 
 /**
  * What the graph computations read through: one statement at a time on a read connection, its rows
@@ -17,14 +16,6 @@ export interface GraphReadClient {
 export interface GraphReadContext {
   reader: GraphReadClient;
 }
-
-/**
- * The reader with its statements run prepared on PostgreSQL (src/db/prepared-statements.ts): the
- * graph reads are a few shapes of statement run over and over, and planning one cost more than
- * running it. Their texts hold no values (bound, or lists' lengths rounded: StatementParams), only
- * bounded choices (direction, depth, filters, a page's size).
- */
-export const preparedGraphReader = (reader: GraphReadClient): GraphReadClient => preparedReader(reader);
 
 /**
  * Placeholders and bound values for one statement, in the style of its database. Lists of ids are
