@@ -6,13 +6,15 @@ import type { Plugin } from "graphql-yoga";
  * Closures answered by compiled queries (graphql-jit): a `lineage` closure is tens of thousands of
  * objects, and graphql-js resolves each of their fields one by one (with a resolve info each);
  * a compiled query resolves the same fields in a fraction of the time (docs/performance.md). The
- * lineage graphs (`lineageGraph`, `expand`) are thousands of nodes and edges, and gain the same way.
+ * lineage graphs (`lineageGraph`, `expand`) are thousands of nodes and edges, and gain the same way;
+ * `search` and `autocomplete`, a search box's requests sent at every keystroke, are small answers
+ * whose executor's share is large (a page of hits resolved compiled: 0.05–0.3 ms less server CPU a request).
  * Only for operations made of those fields alone, and only once graphql-js has found their
  * variables valid: graphql-jit words variable errors differently and has been seen to drop the
  * null items of a list whose items may fail (nodes(ids)), so everything else keeps the standard
  * executor, and so do the errors every client sees.
  */
-const COMPILED_ROOT_FIELDS = new Set(["lineage", "lineageGraph", "expand", "__typename"]);
+const COMPILED_ROOT_FIELDS = new Set(["lineage", "lineageGraph", "expand", "search", "autocomplete", "__typename"]);
 
 /** Whether an operation runs compiled: a query whose root selections are all such fields (or __typename). */
 export function isCompiledOperation(operation: OperationDefinitionNode): boolean {

@@ -3,6 +3,7 @@ import { isCompiledOperation } from "../../src/http/compiled-lineage";
 import { artifactIdFor } from "../../src/services/ids";
 import { type SeededGraph, seedGraph } from "../support/lineage-graph";
 import { createTestApp, type TestApp } from "../support/test-app";
+import { draft, generator, recordOk, registerOperation } from "../support/recording";
 
 // Closures-only queries run compiled (graphql-jit); every answer and error must be what the standard executor gives.
 describe("lineage queries run compiled, with the standard executor's answers and errors", () => {
@@ -71,5 +72,67 @@ describe("lineage queries run compiled, with the standard executor's answers and
     ["mutation { recordExecutions(inputs: []) { __typename } }", false],
   ])("%s runs compiled: %s", (source, compiled) => {
     expect(isCompiledOperation(getOperationAST(parse(source))!)).toBe(compiled);
+  });
+});
+
+// search and autocomplete run compiled too (a page of hits, each with its fields and highlights): the same answers and errors.
+describe("search and autocomplete run compiled, with the standard executor's answers and errors", () => {
+  let t: TestApp;
+  let reportId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await registerOperation(t, generator);
+    const generated = await recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: ["raw/customer_orders.csv", "orders.csv", "reports/customer_summary.csv"].map(draft) }] });
+    reportId = generated.outputIds["reports/customer_summary.csv"];
+  });
+  afterAll(() => t.close());
+
+  const HITS = `kind id label detail rank highlights { start end } matched { field text highlights { start end } } artifact { id originalName } execution { runId } operation { id }`;
+  const SEARCH = `search(query: $q, first: $first, after: $after) { edges { cursor node { ${HITS} } } pageInfo { hasNextPage endCursor } totalCount }`;
+  const AUTOCOMPLETE = `autocomplete(prefix: $q, first: $first) { ${HITS} }`;
+  // Beside a field outside the compiled set, the same operation runs through the standard executor.
+  const besideStandard = (document: string) => document.replace(/ }$/, ` artifact(id: "${reportId}") { id } }`);
+
+  test.each([
+    ["search", `query($q: String!, $first: Int, $after: String) { ${SEARCH} }`],
+    ["autocomplete", `query($q: String!, $first: Int) { ${AUTOCOMPLETE} }`],
+  ])("%s answers the same compiled and standard, page by page", async (name, document) => {
+    expect(isCompiledOperation(getOperationAST(parse(document))!)).toBe(true);
+    const standardDocument = besideStandard(document);
+    expect(isCompiledOperation(getOperationAST(parse(standardDocument))!)).toBe(false);
+    for (const q of ["cust", "customer_orders", reportId.slice(0, 10), "zzzz"]) {
+      const variables = name === "search" ? { q, first: 2, after: null } : { q, first: 2 };
+      const compiled = await t.gql(document, variables);
+      const standard = await t.gql(standardDocument, variables);
+      expect(compiled.errors).toBeUndefined();
+      expect(standard.errors).toBeUndefined();
+      expect(compiled.data![name]).toEqual(standard.data![name]);
+    }
+    const found = await t.gql(document, { q: "cust", first: 5 });
+    const hits = name === "search" ? found.data!.search.edges.map((e: { node: { label: string } }) => e.node) : found.data!.autocomplete;
+    expect(hits.map((h: { label: string; artifact: { originalName: string } | null }) => [h.label, h.artifact?.originalName])).toEqual(
+      expect.arrayContaining([
+        ["raw/customer_orders.csv", "raw/customer_orders.csv"],
+        ["reports/customer_summary.csv", "reports/customer_summary.csv"],
+      ]),
+    );
+  });
+
+  test("errors keep their codes, fields and messages", async () => {
+    const document = `query($q: String!, $first: Int, $after: String) { ${SEARCH} }`;
+    const standardDocument = besideStandard(document);
+    for (const variables of [
+      { q: "cust", first: 1, after: "not a cursor" },
+      { q: "cust", first: 100_000, after: null },
+      { q: "", first: 1, after: null },
+    ]) {
+      const compiled = await t.gql(document, variables);
+      const standard = await t.gql(standardDocument, variables);
+      const shape = (errors: typeof compiled.errors) => errors?.map((e) => ({ code: e.extensions?.code, field: e.extensions?.field, path: e.path, message: e.message }));
+      expect(compiled.errors?.length).toBeGreaterThan(0);
+      expect(compiled.data?.search ?? null).toBeNull();
+      expect(shape(compiled.errors)).toEqual(shape(standard.errors));
+    }
   });
 });
