@@ -43,6 +43,13 @@ export interface GraphBenchResult extends HubBenchResult {
   depth3RatioMax: number;
   depth3ServerCpuMs: number;
   depth3RawCpuMs: number;
+  /**
+   * The floor under any request: `{ __typename }` posted on the same connection, interleaved with
+   * the two sides (HTTP on loopback, Yoga, the client's own cost), and 1 + floor ÷ raw, the ratio a
+   * request over HTTP reaches if its statements cost what they cost raw and nothing else did.
+   */
+  depth3FloorMs?: number;
+  depth3FloorRatio?: number;
   pathHops: number;
   pathCount: number;
   pathP50Ms: number;
@@ -74,6 +81,8 @@ const PATH_HOPS = 12;
 const GRAPH_QUERY = `query($roots: [ID!]!, $direction: GraphDirection, $depth: Int, $first: Int) {
   lineageGraph(roots: $roots, direction: $direction, depth: $depth, first: $first) {
     truncated nodes { id kind depth upstreamCount downstreamCount hiddenUpstream hiddenDownstream } edges { id kind source target } } }`;
+/** An empty request: what HTTP, Yoga and the client cost whatever the request asks. */
+const FLOOR_BODY = JSON.stringify({ query: "{ __typename }" });
 const PATH_QUERY = `query($from: ID!, $to: ID!) { lineagePath(from: $from, to: $to, maxPaths: 10, maxDepth: 20) { truncated paths { length nodeIds } } }`;
 
 /**
@@ -288,6 +297,7 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
       [
         { name: "graphql", run: () => postTimed(client, depthBody), remoteCpuMs: () => server.cpuMs() },
         { name: "raw", run: async () => { for (const s of depthRecorded.statements) await raw.run(s.sql, s.params); } },
+        { name: "floor", run: () => postTimed(client, FLOOR_BODY) },
       ],
       { blocks, perBlock: Math.max(5, perBlock / 3), warmup: 5 },
     );
@@ -341,6 +351,8 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
       depth3RatioMax: depthSpread.max,
       depth3ServerCpuMs: round(depthRun.sides.graphql.remoteCpuMsPerOp!, 2),
       depth3RawCpuMs: round(depthRun.sides.raw.cpuMsPerOp, 2),
+      depth3FloorMs: round(depthRun.sides.floor.msPerOp, 2),
+      depth3FloorRatio: round(1 + depthRun.ratio("raw", "floor"), 3),
       pathHops: PATH_HOPS,
       pathCount: pathAnswer.paths.length,
       pathP50Ms: round(quantile(sorted(pathLatencies), 0.5), 2),
@@ -366,7 +378,7 @@ export async function runGraphBench(options: { quick: boolean; log: (line: strin
     };
     options.log(
       `graph (${database}): hub depth 1, ${result.hubNodes} nodes: p50 ${result.hubP50Ms} ms, p99 ${result.hubP99Ms} ms, server CPU ${result.hubServerCpuMs} ms (raw ${result.hubRawMs} ms, CPU ${result.hubRawCpuMs} ms; ratio ${result.hubRatio}); ` +
-        `depth 3 BOTH over ${store.edges.toLocaleString()} edges, ${result.depth3Nodes} nodes: ${result.depth3Ms} ms (server CPU ${result.depth3ServerCpuMs} ms) vs raw ${result.depth3RawMs} ms (CPU ${result.depth3RawCpuMs} ms): ${result.depth3Ratio}, blocks ${result.depth3RatioMin}–${result.depth3RatioMax}; ` +
+        `depth 3 BOTH over ${store.edges.toLocaleString()} edges, ${result.depth3Nodes} nodes: ${result.depth3Ms} ms (server CPU ${result.depth3ServerCpuMs} ms) vs raw ${result.depth3RawMs} ms (CPU ${result.depth3RawCpuMs} ms): ${result.depth3Ratio}, blocks ${result.depth3RatioMin}–${result.depth3RatioMax}, floor ${result.depth3FloorMs} ms (raw + floor ×${result.depth3FloorRatio}); ` +
         `path ${PATH_HOPS} hops (${result.pathCount} paths, ${result.pathStatements} statements): p50 ${result.pathP50Ms} ms, p99 ${result.pathP99Ms} ms, server CPU ${result.pathServerCpuMs} ms (raw ${result.pathRawMs} ms); ` +
         `Explorer open (depth ${EXPLORER_DEPTH}, ${result.explorerOpenNodes} nodes, laid out): p50 ${result.explorerOpenP50Ms} ms, p99 ${result.explorerOpenP99Ms} ms, server CPU ${result.explorerOpenServerCpuMs} ms (raw ${result.explorerOpenRawMs} ms; ratio ${result.explorerOpenRatio}); ` +
         `Explorer expand (+${result.explorerExpandAdded}): p50 ${result.explorerExpandP50Ms} ms, p99 ${result.explorerExpandP99Ms} ms, server CPU ${result.explorerExpandServerCpuMs} ms (raw ${result.explorerExpandRawMs} ms; ratio ${result.explorerExpandRatio})`,

@@ -39,9 +39,11 @@ export function ensureServerBuilt(log: (line: string) => void): void {
   ensureBuilt((line) => log(`bench: ${line}`));
 }
 
-export async function startServerProcess(env: { DATABASE_URL: string; DATABASE_READ_URL?: string; SQLITE_SYNCHRONOUS?: string; PROVGRAPH_CPU_PHASES?: string; WORKERS?: string }): Promise<ServerProcess> {
+export async function startServerProcess(env: { DATABASE_URL: string; DATABASE_READ_URL?: string; SQLITE_SYNCHRONOUS?: string; PROVGRAPH_CPU_PHASES?: string; WORKERS?: string }, options: { main?: string } = {}): Promise<ServerProcess> {
   // BENCH_SERVER_NODE_ARGS: node options for the server alone (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), MAIN], {
+  // options.main: another build of the server to start instead (an A/B of two builds: copy dist/ to a
+  // sibling folder, e.g. dist-before/, so that it finds the same node_modules, and pass its src/main.js).
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), options.main ?? MAIN], {
     cwd: ROOT,
     // As `npm start` sets them (package.json).
     env: { ...process.env, NODE_ENV: "production", MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
