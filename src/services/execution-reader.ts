@@ -1,12 +1,13 @@
 import { inChunks } from "../db/chunked-lists";
 import type { Db } from "../db/client";
-import type { Prisma } from "../generated/sqlite/client";
+import type { Execution, Prisma } from "../generated/sqlite/client";
 import type { ArtifactId, RunId, SpecId } from "./ids";
 import type { KeysetPage } from "./pagination";
 import { type ExecutionLinkRecord, type ExecutionRecord, type ExecutionStatus, type LinkDirection, toExecutionRecord } from "./records";
 import { groupInOrder } from "./batching";
 import { InvalidCursorError } from "./errors";
 import { jobOperationVersion } from "./job-names";
+import { type RowsById, storedBoolean, storedTime } from "./rows-by-id";
 
 export interface ExecutionFilter {
   /** Operation name (any version). */
@@ -36,13 +37,49 @@ export interface ExecutionPosition {
   startedAt?: Date | null;
 }
 
+/** An execution row's columns (every column of the Execution table but its relations). */
+const EXECUTION_COLUMNS = [
+  "runId",
+  "specId",
+  "operationId",
+  "status",
+  "params",
+  "agent",
+  "startedAt",
+  "endedAt",
+  "recordedAt",
+  "pinInputVersions",
+  "pinCodeVersion",
+  "pinImageDigest",
+  "pinDeterministic",
+  "businessDate",
+  "pipeline",
+  "step",
+  "parentRunId",
+] as const satisfies readonly (keyof Execution)[];
+
 /** Reads executions and their artifact links, a batch of ids per statement. */
 export class ExecutionReader {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly rows: RowsById,
+  ) {}
 
+  /** The executions of a loader's batch: one statement past Prisma (./rows-by-id.ts). */
   async byRunIds(runIds: readonly RunId[]): Promise<(ExecutionRecord | null)[]> {
-    const rows = await inChunks(new Set(runIds), (chunk) => this.db.execution.findMany({ where: { runId: { in: chunk } } }));
-    const byId = new Map(rows.map((row) => [row.runId, toExecutionRecord(row)]));
+    const found = await this.rows.read("Execution", "runId", EXECUTION_COLUMNS, runIds);
+    const byId = new Map<string, ExecutionRecord>();
+    for (const [runId, row] of found) {
+      const execution = {
+        ...(row as unknown as Execution),
+        startedAt: storedTime(row.startedAt),
+        endedAt: storedTime(row.endedAt),
+        recordedAt: storedTime(row.recordedAt)!,
+        pinDeterministic: storedBoolean(row.pinDeterministic),
+        step: row.step === null ? null : Number(row.step),
+      };
+      byId.set(runId, toExecutionRecord(execution));
+    }
     return runIds.map((runId) => byId.get(runId) ?? null);
   }
 

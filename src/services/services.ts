@@ -2,6 +2,7 @@ import { defaultPlugins } from "../../plugins/registry";
 import type { ProvgraphPlugin } from "../../plugins/types";
 import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
+import { RowsById } from "./rows-by-id";
 import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composites";
 import { ExecutionReader } from "./execution-reader";
 import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";
@@ -103,11 +104,12 @@ export function createServices(
   const composites = new CompositeRegistry(database.primaryReader, commits, registry);
   const columns = createColumnServices(database);
   const lineage = createLineageServices(database);
+  const rowsById = new RowsById(database);
   return {
     database,
-    artifacts: new ArtifactReader(read),
-    executions: new ExecutionReader(read),
-    operations: new OperationReader(read),
+    artifacts: new ArtifactReader(read, rowsById),
+    executions: new ExecutionReader(read, rowsById),
+    operations: new OperationReader(read, rowsById),
     registry,
     commits,
     recorder: new ExecutionRecorder(commits, registry, plugins, options.recordings),
