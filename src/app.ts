@@ -12,7 +12,7 @@ import { serveGraphQLOverWebSocket } from "./http/graphql-ws";
 import { useHealthChecks } from "./health";
 import { watchEventLoop } from "./http/event-loop-watch";
 import { useSpecExecutor } from "./http/spec-executor";
-import { useCompiledLineage } from "./http/compiled-lineage";
+import { useCompiledQueries } from "./http/compiled-queries";
 import { REQUEST_LIMITS, useRequestLimits } from "./limits";
 import { useBoundedGraphQLBodies } from "./http/graphql-body";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
@@ -227,7 +227,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       ...useRequestLimits(),
       // Query answers in the order their fields were asked (the spec's rule); before the compiled executor, which replaces it for lineage.
       useSpecExecutor(),
-      useCompiledLineage(),
+      useCompiledQueries(),
       // After the cost limit, whose estimate says what is heavy, and after the compiled executor, which it wraps.
       useHeavyWorkAdmission(heavyWork),
       // Results are shared only between subscribers who may see the same: the same principal kind and scopes.

@@ -10,7 +10,7 @@ import type { Plugin } from "graphql-yoga";
  * in 2.1.0, which needs Node 22's helpers). Clients that compare answers as text, and our
  * documentation whose examples the tests run, rely on that order. Subscriptions keep Yoga's
  * executor, which streams them (graphql-js 16's `execute` does not). Compiled lineage queries
- * (./compiled-lineage.ts) replace this per operation.
+ * (./compiled-queries.ts) replace this per operation.
  */
 export function useSpecExecutor(): Plugin {
   return {

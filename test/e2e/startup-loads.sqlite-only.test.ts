@@ -11,7 +11,7 @@ const ROOT = path.join(__dirname, "..", "..");
  * What a start costs is mostly what it loads (docs/operating/deployment.md "Start-up"): `npm start` on
  * SQLite with the defaults loads nothing that only PostgreSQL, Redis, metrics or compiled closures
  * need, and reads Prisma's query compiler as the .wasm the build wrote, not as its 4.4 MB base64
- * module. Those load when they are used: the metrics, compiled-lineage and PostgreSQL tests use them.
+ * module. Those load when they are used: the metrics, compiled-queries and PostgreSQL tests use them.
  */
 describe("npm start on SQLite loads only what a start needs", () => {
   let dir: string;

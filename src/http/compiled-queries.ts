@@ -21,7 +21,7 @@ export function isCompiledOperation(operation: OperationDefinitionNode): boolean
   return operation.operation === "query" && operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && COMPILED_ROOT_FIELDS.has(selection.name.value));
 }
 
-export function useCompiledLineage(): Plugin {
+export function useCompiledQueries(): Plugin {
   // graphql-jit (and the fast-json-stringify and ajv it brings) is loaded by the first operation that
   // runs compiled, not at start-up: most servers start long before anyone asks for a closure.
   let jit: Plugin | undefined;

@@ -1,5 +1,5 @@
 import { getOperationAST, parse } from "graphql";
-import { isCompiledOperation } from "../../src/http/compiled-lineage";
+import { isCompiledOperation } from "../../src/http/compiled-queries";
 import { artifactIdFor } from "../../src/services/ids";
 import { type SeededGraph, seedGraph } from "../support/lineage-graph";
 import { createTestApp, type TestApp } from "../support/test-app";
