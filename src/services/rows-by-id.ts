@@ -52,7 +52,10 @@ export function storedTime(value: unknown): Date | null {
   if (value instanceof Date) return value;
   if (typeof value === "number" || typeof value === "bigint") return new Date(Number(value));
   const text = String(value);
-  return new Date(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(text) ? `${text.replace(" ", "T")}Z` : text);
+  if (text[10] !== " ") return new Date(text);
+  // `YYYY-MM-DD HH:MM:SS[.fff]`: without an offset, UTC (Date would read it in the process's time zone).
+  const iso = text.replace(" ", "T");
+  return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(iso) ? iso : `${iso}Z`);
 }
 
 /** A stored boolean: SQLite gives 1/0, PostgreSQL true/false. */

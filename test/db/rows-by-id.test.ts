@@ -99,6 +99,7 @@ describe("artifacts, executions and operations by id, past Prisma", () => {
     // SQLite's CURRENT_TIMESTAMP: UTC, whatever the process's time zone.
     expect(storedTime("2026-03-01 10:00:00")?.toISOString()).toBe("2026-03-01T10:00:00.000Z");
     expect(storedTime(Date.UTC(2026, 2, 1))?.toISOString()).toBe("2026-03-01T00:00:00.000Z");
+    expect(storedTime("2026-03-01 10:00:00.5+02:00")?.toISOString()).toBe("2026-03-01T08:00:00.500Z");
     expect(storedTime(null)).toBeNull();
     expect([1, 0, true, false, null].map(storedBoolean)).toEqual([true, false, true, false, null]);
   });
