@@ -4,7 +4,7 @@ import type { Artifact } from "../generated/sqlite/client";
 import type { ArtifactId, RunId } from "./ids";
 import { type ArtifactRecord, type LinkDirection, toArtifactRecord } from "./records";
 import { groupInOrder } from "./batching";
-import { type RowsById, storedTime } from "./rows-by-id";
+import { type RowsById, storedTime } from "../db/rows-by-id";
 
 /** An artifact row's columns (every column of the Artifact table but its relations). */
 const ARTIFACT_COLUMNS = ["id", "artifactType", "contentHash", "originalName", "metadata", "datasetNamespace", "datasetName", "datasetVersion", "createdAt"] as const satisfies readonly (keyof Artifact)[];
@@ -16,7 +16,7 @@ export class ArtifactReader {
     private readonly rows: RowsById,
   ) {}
 
-  /** The artifacts of a loader's batch: one statement past Prisma (./rows-by-id.ts). */
+  /** The artifacts of a loader's batch: one statement past Prisma (src/db/rows-by-id.ts). */
   async byIds(ids: readonly ArtifactId[]): Promise<(ArtifactRecord | null)[]> {
     const found = await this.rows.read("Artifact", "id", ARTIFACT_COLUMNS, ids);
     const byId = new Map<string, ArtifactRecord>();

@@ -7,7 +7,7 @@ import { type ExecutionLinkRecord, type ExecutionRecord, type ExecutionStatus, t
 import { groupInOrder } from "./batching";
 import { InvalidCursorError } from "./errors";
 import { jobOperationVersion } from "./job-names";
-import { type RowsById, storedBoolean, storedTime } from "./rows-by-id";
+import { type RowsById, storedBoolean, storedTime } from "../db/rows-by-id";
 
 export interface ExecutionFilter {
   /** Operation name (any version). */
@@ -65,7 +65,7 @@ export class ExecutionReader {
     private readonly rows: RowsById,
   ) {}
 
-  /** The executions of a loader's batch: one statement past Prisma (./rows-by-id.ts). */
+  /** The executions of a loader's batch: one statement past Prisma (src/db/rows-by-id.ts). */
   async byRunIds(runIds: readonly RunId[]): Promise<(ExecutionRecord | null)[]> {
     const found = await this.rows.read("Execution", "runId", EXECUTION_COLUMNS, runIds);
     const byId = new Map<string, ExecutionRecord>();

@@ -3,7 +3,7 @@ import type { Operation, OperationRole } from "../generated/sqlite/client";
 import type { OperationId } from "./ids";
 import type { KeysetPage } from "./pagination";
 import { type OperationRecord, toOperationRecord } from "./records";
-import { type RowsById, storedBoolean, storedTime } from "./rows-by-id";
+import { type RowsById, storedBoolean, storedTime } from "../db/rows-by-id";
 
 /** An operation row's columns, and a role row's (every column of their tables but the relations). */
 const OPERATION_COLUMNS = ["id", "name", "version", "kind", "groupBy", "declaration", "createdAt"] as const satisfies readonly (keyof Operation)[];
@@ -16,7 +16,7 @@ export class OperationReader {
     private readonly rows: RowsById,
   ) {}
 
-  /** The operations of a loader's batch with their roles: two statements past Prisma (./rows-by-id.ts). */
+  /** The operations of a loader's batch with their roles: two statements past Prisma (src/db/rows-by-id.ts). */
   async byIds(ids: readonly OperationId[]): Promise<(OperationRecord | null)[]> {
     const [operations, roles] = await Promise.all([this.rows.read("Operation", "id", OPERATION_COLUMNS, ids), this.rows.readGroups("OperationRole", "operationId", ROLE_COLUMNS, ids)]);
     const byId = new Map<string, OperationRecord>();

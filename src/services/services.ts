@@ -2,7 +2,7 @@ import { defaultPlugins } from "../../plugins/registry";
 import type { ProvgraphPlugin } from "../../plugins/types";
 import type { Database } from "../db/client";
 import { ArtifactReader } from "./artifact-reader";
-import { RowsById } from "./rows-by-id";
+import { RowsById } from "../db/rows-by-id";
 import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composites";
 import { ExecutionReader } from "./execution-reader";
 import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";

@@ -1,13 +1,13 @@
 import { toArtifactRecord, toExecutionRecord, toOperationRecord } from "../../src/services/records";
 import type { ArtifactId, OperationId, RunId } from "../../src/services/ids";
-import { storedBoolean, storedTime } from "../../src/services/rows-by-id";
+import { storedBoolean, storedTime } from "../../src/db/rows-by-id";
 import { dataset, postEvent, runEvent } from "../support/openlineage";
 import { draft, generator, recordOk, registerOperation, transform } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 
 /**
  * The loaders' readers (artifacts, executions and operations by id) read straight from the read
- * connection as arrays, past Prisma (src/services/rows-by-id.ts): on the database under test, what
+ * connection as arrays, past Prisma (src/db/rows-by-id.ts): on the database under test, what
  * they give must be what Prisma's reads give, value for value — dates, booleans, integers, nulls,
  * JSON, the roles of an operation — for ids found, ids missing and ids asked twice.
  */

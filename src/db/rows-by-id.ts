@@ -1,5 +1,5 @@
-import { jsonListSelect, jsonParameter } from "../db/json-list";
-import type { RowReader } from "../db/prepared-statements";
+import { jsonListSelect, jsonParameter } from "./json-list";
+import type { RowReader } from "./prepared-statements";
 
 /**
  * Stored rows by id, read straight from the read connection as arrays (Database.readRows): a graph's
@@ -7,8 +7,8 @@ import type { RowReader } from "../db/prepared-statements";
  * Prisma's query pipeline (a JSON request planned, every value mapped) cost more than the statement
  * (docs/performance.md "Artifacts and runs by id"). One statement however many ids (the list bound
  * as one JSON parameter). Not prepared on PostgreSQL: a primary-key lookup plans in a fraction of a
- * millisecond, and a process names at most PREPARED_TEXTS_PER_PROCESS texts (src/db/prepared-statements.ts), kept for the graph and
- * search statements whose planning cost more than their run.
+ * millisecond, and a process names at most PREPARED_TEXTS_PER_PROCESS texts (./prepared-statements.ts),
+ * kept for the graph and search statements whose planning cost more than their run.
  */
 export class RowsById {
   constructor(private readonly reader: RowReader) {}
