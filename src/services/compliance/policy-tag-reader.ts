@@ -1,7 +1,8 @@
 import DataLoader from "dataloader";
 import { inChunks, orChunks } from "../../db/chunked-lists";
 import type { Database, Db } from "../../db/client";
-import { jsonListSelect } from "../../db/json-list";
+import { jsonListSelect, jsonParameter } from "../../db/json-list";
+import { storedBoolean } from "../../db/rows-by-id";
 import type { DatabaseProvider } from "../../db/database-url";
 import type { Statement } from "../../db/sql-statement";
 import type { KeysetPage } from "../pagination";
@@ -90,7 +91,22 @@ export class PolicyTagReader {
   async ofArtifacts(ids: readonly string[]): Promise<PolicyTagHoldingRecord[][]> {
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) return [];
-    const holdings = await inChunks(wanted, (chunk) => this.db.policyTagHolding.findMany({ where: { nodeKind: "ARTIFACT", artifactId: { in: chunk } } }));
+    // Asked on every read of an artifact's tags and of whether it is redacted: one statement straight
+    // to the read connection (the holding key leads with its kind), past Prisma's query pipeline.
+    const placeholder = this.provider === "sqlite" ? "?" : "$1";
+    const { rows } = await this.rows.readRows(
+      `SELECT "nodeKind", "artifactId", "field", "tag", "originId", "depth", "opaque" FROM "PolicyTagHolding" WHERE "nodeKind" = 'ARTIFACT' AND "artifactId" IN (${jsonListSelect(this.provider, placeholder, wanted.length)})`,
+      [jsonParameter(wanted)],
+    );
+    const holdings: HoldingRow[] = rows.map(([nodeKind, artifactId, field, tag, originId, depth, opaque]) => ({
+      nodeKind: String(nodeKind),
+      artifactId: String(artifactId),
+      field: String(field),
+      tag: String(tag),
+      originId: Number(originId),
+      depth: Number(depth),
+      opaque: storedBoolean(opaque) ?? false,
+    }));
     const origins = await this.origins(holdings);
     return ids.map((id) => nearestPerTag(holdings.filter((h) => h.artifactId === id), origins));
   }
@@ -166,12 +182,12 @@ export class PolicyTagReader {
     for (let from = 0; from < runIds.length; from += RUNS_PER_STATEMENT) {
       const chunk = runIds.slice(from, from + RUNS_PER_STATEMENT);
       const placeholders = chunk.map((_, i) => (this.provider === "sqlite" ? "?" : `$${i + 1}`)).join(", ");
-      // bounded: RUNS_PER_STATEMENT values (the loop's chunk)
-      const rows = await this.db.$queryRawUnsafe<{ runId: string; tag: string }[]>(
+      // bounded: RUNS_PER_STATEMENT values (the loop's chunk); straight to the read connection, as arrays
+      const { rows } = await this.rows.readRows(
         `SELECT DISTINCT l."runId" AS "runId", h.tag AS tag FROM "ExecutionArtifact" l JOIN "PolicyTagHolding" h ON h."nodeKind" IN ('COLUMN', 'VERSION', 'ARTIFACT') AND h."artifactId" = l."artifactId" WHERE l."runId" IN (${placeholders})`,
-        ...chunk,
+        chunk,
       );
-      for (const row of rows) tags.set(row.runId, (tags.get(row.runId) ?? new Set()).add(row.tag));
+      for (const [runId, tag] of rows as [string, string][]) tags.set(runId, (tags.get(runId) ?? new Set()).add(tag));
     }
     return tags;
   }
