@@ -1,4 +1,5 @@
 import type { ArtifactId, RunId } from "../ids";
+import { storedBoolean, storedTime } from "../../db/rows-by-id";
 
 /** The two classes of column edge (seed "column-level lineage"): the value reached the output, or it only shaped it. */
 export const COLUMN_EDGE_TYPES = ["DIRECT", "INDIRECT"] as const;
@@ -68,7 +69,7 @@ export function toColumnEdgeRecord(row: {
     type: row.type as ColumnEdgeType,
     subtype: row.subtype,
     description: row.description,
-    masking: row.masking === true || row.masking === 1,
-    createdAt: row.createdAt instanceof Date ? row.createdAt : new Date(row.createdAt),
+    masking: storedBoolean(row.masking) ?? false,
+    createdAt: storedTime(row.createdAt)!,
   };
 }

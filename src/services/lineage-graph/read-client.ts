@@ -1,6 +1,7 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import type { RawRows } from "../../db/direct-statements";
 import { plannedLength } from "../../db/json-list";
+import { storedBoolean, storedTime } from "../../db/rows-by-id";
 
 /**
  * What the graph computations read through: one statement at a time on a read connection, its rows
@@ -65,5 +66,5 @@ export function rowObjects(result: RawRows): Record<string, unknown>[] {
 export const asNumber = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
 export const asText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 /** SQLite answers 1/0, PostgreSQL true/false. */
-export const asBoolean = (value: unknown): boolean => value === true || value === 1 || value === "1" || value === "t" || value === "true";
-export const asIsoTime = (value: unknown): string | null => (value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString());
+export const asBoolean = (value: unknown): boolean => storedBoolean(value) ?? false;
+export const asIsoTime = (value: unknown): string | null => storedTime(value)?.toISOString() ?? null;

@@ -1,5 +1,6 @@
 import type { ReadDatabase } from "../../db/client";
 import type { RawRows, RowStream } from "../../db/direct-statements";
+import { storedTime } from "../../db/rows-by-id";
 import { type ClosureStatementOptions, closureStatement } from "./closure-sql";
 import { InvalidArgumentError, NotFoundError, PageSizeError } from "../errors";
 import type { ArtifactId, RunId } from "../ids";
@@ -264,7 +265,7 @@ function edgeFromRow(id: number, sourceId: ArtifactId, targetId: ArtifactId, row
     stepBoundary: Boolean(valueAt(row, at.stepBoundary)),
     sourceType: valueAt(row, at.sourceType) as string,
     targetType: valueAt(row, at.targetType) as string,
-    createdAt: toDate(valueAt(row, at.createdAt) as Date | string | null),
+    createdAt: storedTime(valueAt(row, at.createdAt))!,
   };
 }
 
@@ -317,10 +318,6 @@ function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function toDate(value: Date | string | null): Date {
-  return value instanceof Date ? value : new Date(String(value));
-}
-
 function artifactFromRow(row: readonly unknown[], at: ColumnIndex): ArtifactRecord {
   const namespace = valueAt(row, at.datasetNamespace) as string | null;
   const name = valueAt(row, at.datasetName) as string | null;
@@ -331,6 +328,6 @@ function artifactFromRow(row: readonly unknown[], at: ColumnIndex): ArtifactReco
     originalName: valueAt(row, at.originalName) as string,
     metadata: parseJson(valueAt(row, at.metadata) as string | null),
     dataset: namespace !== null && name !== null ? { namespace, name, version: (valueAt(row, at.datasetVersion) as string | null) ?? null } : null,
-    createdAt: toDate(valueAt(row, at.artifactCreatedAt) as Date | string | null),
+    createdAt: storedTime(valueAt(row, at.artifactCreatedAt))!,
   };
 }

@@ -1,4 +1,5 @@
 import type { ReadDatabase } from "../../db/client";
+import { storedTime } from "../../db/rows-by-id";
 import type { ArtifactId, RunId } from "../ids";
 import type { LineageDirection, ProvenanceEdgeKind, ProvenanceEdgeRecord } from "./lineage-records";
 import type { KeysetPage } from "../pagination";
@@ -73,7 +74,7 @@ export class ProvenanceMapReader {
         stepBoundary: Boolean(row.stepBoundary),
         sourceType: row.sourceType,
         targetType: row.targetType,
-        createdAt: row.createdAt instanceof Date ? row.createdAt : new Date(row.createdAt),
+        createdAt: storedTime(row.createdAt)!,
       };
       const [artifactId, artifactType, relatedId] =
         direction === "UPSTREAM" ? [edge.targetId, edge.targetType, edge.sourceId] : [edge.sourceId, edge.sourceType, edge.targetId];
