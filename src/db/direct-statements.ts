@@ -45,6 +45,8 @@ export interface DirectStatements {
    * returning each row's RETURNING values (an empty array where it returned none, e.g. a conflict ignored).
    */
   runEach?(sql: string, rows: readonly (readonly unknown[])[]): unknown[][];
+  /** SQLite only, like runEach for a statement without RETURNING: how many rows each run changed (0 where a conflict was ignored). */
+  runEachCounted?(sql: string, rows: readonly (readonly unknown[])[]): number[];
 }
 
 const argTypeOf = (value: unknown): ArgType => ({
@@ -158,6 +160,16 @@ function onSqliteHandle(handle: BetterSqlite3.Database, onStatement: () => void,
         returned.push(values ?? []);
       }
       return returned;
+    }),
+    runEachCounted: (sql, rows) => inSqlPhase(() => {
+      checkOpen(isOpen);
+      const statement = prepared(handle, sql);
+      const changes: number[] = [];
+      for (const row of rows) {
+        onStatement();
+        changes.push(statement.run(...row.map(sqliteValue)).changes);
+      }
+      return changes;
     }),
   };
 }
