@@ -57,6 +57,21 @@ describe("search indexing, one write path at a time", () => {
     expect((await found(t, "charlie")).sort()).toEqual(names.map((name) => `ARTIFACT ${name}`));
   });
 
+  // No unique index holds an artifact's entry (its key is the artifact's id): the unit that creates the artifact writes it, once.
+  test("an artifact produced again — later, in one batch, by recordings committed together — keeps its one entry", async () => {
+    const entriesOf = async (name: string) =>
+      Number((await t.app.database.prisma.$queryRawUnsafe<{ n: number | bigint }[]>(`SELECT COUNT(*) AS n FROM "SearchEntry" WHERE "kind" = 'ARTIFACT' AND "label" = '${name}'`))[0].n);
+    const produce = (name: string, params: Record<string, number>) => ({ operation: "generate", operationVersion: "1", params, inputs: [], outputs: [{ role: "sample", artifacts: [draft(name)] }] });
+    await recordOk(t, produce("repeat_again.csv", { n: 1 }));
+    await recordOk(t, produce("repeat_again.csv", { n: 2 }));
+    const batch = await t.gql(`mutation($inputs: [RecordExecutionInput!]!) { recordExecutions(inputs: $inputs) { __typename } }`, { inputs: [produce("repeat_batch.csv", { n: 1 }), produce("repeat_batch.csv", { n: 2 })] });
+    expect(batch.errors).toBeUndefined();
+    const together = await Promise.all([1, 2, 3, 4].map((n) => t.gql(RECORD_EXECUTION, { input: produce("repeat_together.csv", { n }) })));
+    expect(together.map((a) => a.data?.recordExecution.__typename)).toEqual(Array(4).fill("RecordExecutionPayload"));
+    expect([await entriesOf("repeat_again.csv"), await entriesOf("repeat_batch.csv"), await entriesOf("repeat_together.csv")]).toEqual([1, 1, 1]);
+    expect(await found(t, "repeat_")).toEqual(["ARTIFACT repeat_again.csv", "ARTIFACT repeat_batch.csv", "ARTIFACT repeat_together.csv"]);
+  });
+
   test("composites: the composite, its persisted intermediates and outputs (DISCARD keeps no intermediate)", async () => {
     for (const operation of OPERATIONS) await registerOperation(t, operation);
     await registerComposite(t, pipelineComposite("delta_persist", "PERSIST"));

@@ -1,6 +1,7 @@
 import { createTestApp, errorCodes, type TestApp } from "../support/test-app";
-import { draft, generator, recordOk, registerOperation, transform } from "../support/recording";
+import { draft, generator, recordOk, registerOperation, sha256Of, transform } from "../support/recording";
 import { dataset, postEvent, runEvent } from "../support/openlineage";
+import { artifactIdFor } from "../../src/services/ids";
 
 /** Search through the API: what it finds, in what order, with what highlighted, and how it pages. */
 
@@ -113,6 +114,17 @@ describe("search", () => {
     expect(byDescription.map((n) => [n.kind, n.label, n.rank, n.matched])).toEqual([
       ["COLUMN", "postgres://db:5432/shop.orders.customer_email", "WORD", { field: "DESCRIPTION", text: "Where the receipt was sent", highlights: [{ start: 10, end: 17 }] }],
     ]);
+  });
+
+  test("an artifact named as its id starts is listed once, by its name; the others starting so by their ids", async () => {
+    const content = sha256Of("named after its own id");
+    const own = artifactIdFor("csv", content);
+    const query = own.slice(0, 5);
+    await recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: [{ originalName: query.toUpperCase(), contentHash: content }] }] });
+    const starting = (await t.app.database.prisma.artifact.findMany({ where: { id: { startsWith: query } }, select: { id: true } })).map((a) => a.id).sort();
+    const hits = (await search(t, query, { kinds: ["ARTIFACT"], first: 50 })).edges.map((e) => [e.node.id, e.node.rank, e.node.matched?.field ?? "LABEL"]);
+    expect(hits[0]).toEqual([own, "EXACT", "LABEL"]);
+    expect(hits.slice(1)).toEqual(starting.filter((id) => id !== own).map((id) => [id, "PREFIX", "ID"]));
   });
 
   test("a run by its id or by the start of the UUID its producer gave it", async () => {

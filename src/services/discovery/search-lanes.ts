@@ -3,7 +3,7 @@ import { comparedText, searchedText } from "./search-documents";
 import { containsPattern, ftsPhrase, phraseAtLeast, type QueryPhrases, SEPARATOR_RUN } from "./search-phrases";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf } from "./search-kinds";
 import { prefixUpperBound, type SearchRank } from "./search-text";
-import { sqliteFold } from "./search-text-sql";
+import { postgresCompared, sqliteCompared, sqliteFold } from "./search-text-sql";
 import { SEARCHED_LENGTH } from "./search-documents";
 import type { DatabaseProvider } from "../../db/database-url";
 import { Params } from "./sql-runner";
@@ -462,7 +462,7 @@ export function idLaneSql(provider: DatabaseProvider, phrases: QueryPhrases, ran
   if (rank === "PREFIX" && exact !== null) where += ` AND ${column} <> ${params.bind(exact)}`;
   if (after !== null) where += ` AND ${column} > ${params.bind(after)}`;
   // Listed already by an EXACT lane of label or keywords.
-  const listedByName = (alias: string) => `(${alias}."labelFolded" = ${params.bind(phrases.folded)} OR coalesce(${alias}."keywordsFolded", '') = ${params.bind(phrases.folded)})`;
+  const listedByName = (label: string, keywords: string) => `(${label} = ${params.bind(phrases.folded)} OR ${keywords} = ${params.bind(phrases.folded)})`;
   if (family === "run") {
     return {
       sql: `SELECT x."runId", x."status", x."recordedAt", o."name" FROM "Execution" x JOIN "Operation" o ON o."id" = x."operationId" WHERE ${where} ORDER BY x."runId" LIMIT ${params.bind(limit)}`,
@@ -470,10 +470,13 @@ export function idLaneSql(provider: DatabaseProvider, phrases: QueryPhrases, ran
     };
   }
   if (family === "op") {
-    if (rank === "PREFIX") where += ` AND NOT ${listedByName("e")}`;
-    return { sql: `SELECT ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = 'JOB' AND ${where} ORDER BY e."key" LIMIT ${params.bind(limit)}`, params: params.values };
+    if (rank === "PREFIX") where += ` AND NOT ${listedByName(`e."labelFolded"`, `coalesce(e."keywordsFolded", '')`)}`;
+    // The key's index holds every kind but ARTIFACT, and says so in its condition, which the statement repeats.
+    return { sql: `SELECT ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = 'JOB' AND e."kind" <> 'ARTIFACT' AND ${where} ORDER BY e."key" LIMIT ${params.bind(limit)}`, params: params.values };
   }
-  if (rank === "PREFIX") where += ` AND NOT EXISTS (SELECT 1 FROM "SearchEntry" s WHERE s."kind" = 'ARTIFACT' AND s."key" = a."id" AND ${listedByName("s")})`;
+  // An artifact's entry (none for a dataset version, found as its dataset) holds its name and type as the fold gives them.
+  const compared = provider === "sqlite" ? sqliteCompared : postgresCompared;
+  if (rank === "PREFIX") where += ` AND (a."datasetNamespace" IS NOT NULL OR NOT ${listedByName(compared(`a."originalName"`), compared(`a."artifactType"`))})`;
   return {
     sql: `SELECT a."id", a."originalName", a."artifactType", a."datasetNamespace", a."datasetName" FROM "Artifact" a WHERE ${where} ORDER BY a."id" LIMIT ${params.bind(limit)}`,
     params: params.values,
