@@ -141,6 +141,23 @@ describe("tag scope across versions, and opaque steps", () => {
     expect(errorCodes(again)).toEqual(["TAG_NOT_INHERITED"]);
   });
 
+  test("one column downgraded for a tag its version holds as a whole loses it, on its tags and on what it guards; its sibling keeps it", async () => {
+    await opaqueChain("dgc");
+    const embeddings = await latestVersionId(t, "dgc", "index.embeddings");
+    const downgrade = await gql(DOWNGRADE, { input: { target: { namespace: "dgc", name: "index.embeddings", field: "vector" }, tag: "PII", reason: "vectors are salted" } });
+    expect(downgrade.downgradeTag).toEqual({ tag: "PII", reason: "vectors are salted", downgradedBy: "bootstrap", target: { artifactId: embeddings, field: "vector" } });
+    expect(await columnTags(t, "dgc", "index.embeddings", new Map())).toEqual({
+      vector: ["CONTACT@1~<-features.customer.email"],
+      cluster: ["CONTACT@1~<-features.customer.email", "PII@1~<-features.customer.tax_id"],
+    });
+    // The tags a column guards with (redaction's read) agree with the tags it shows.
+    const guarded = await t.app.services.compliance.tagReader.tagsOf([
+      { kind: "COLUMN", artifactId: embeddings, field: "vector" },
+      { kind: "COLUMN", artifactId: embeddings, field: "cluster" },
+    ]);
+    expect(guarded).toEqual([["CONTACT"], ["CONTACT", "PII"]]);
+  });
+
   test("what the incremental flow kept (new versions, opaque steps, downgrades) equals the rule derived afresh; the integrity invariant holds", async () => {
     const kept = await allHoldings(t);
     const report = await gql(`query { integrityReport { invariants { name violations sample { subject detail } } } }`);

@@ -17,6 +17,9 @@ export type PolicySubject =
   /** Guarded by the tags of any of these (an OpenLineage event: its run and every dataset it names). */
   | { kind: "ANY"; of: readonly PolicySubject[] };
 
+/** The kinds of node a tag is held by (PolicyTagHolding.nodeKind), which leads the holding key. */
+const HOLDING_KINDS = ["COLUMN", "VERSION", "ARTIFACT"] as const;
+
 /** Runs one statement asks about (their ids are bound values). */
 const RUNS_PER_STATEMENT = 1_000;
 
@@ -44,47 +47,38 @@ export class PolicyTagReader {
    * whole and of its artifact, unless the column was downgraded for them. One tag once, nearest first.
    */
   async ofColumns(columns: readonly { artifactId: string; field: string }[]): Promise<PolicyTagHoldingRecord[][]> {
-    const ids = [...new Set(columns.map((c) => c.artifactId))];
-    if (ids.length === 0) return columns.map(() => []);
-    const [holdings, downgrades] = await Promise.all([
-      inChunks(ids, (chunk) => this.db.policyTagHolding.findMany({ where: { artifactId: { in: chunk } } })),
-      inChunks(ids, (chunk) => this.db.policyTagDowngrade.findMany({ where: { artifactId: { in: chunk }, nodeKind: "COLUMN" }, select: { artifactId: true, field: true, tag: true } })),
-    ]);
+    const { holdings, downgraded } = await this.columnHoldings(columns);
     const origins = await this.origins(holdings);
-    const downgraded = new Set(downgrades.map((d) => JSON.stringify([d.artifactId, d.field, d.tag])));
-    return columns.map((column) => {
-      const own = holdings.filter((h) => h.nodeKind === "COLUMN" && h.artifactId === column.artifactId && h.field === column.field);
-      const wider = holdings.filter((h) => h.nodeKind !== "COLUMN" && h.artifactId === column.artifactId && !downgraded.has(JSON.stringify([column.artifactId, column.field, h.tag])));
-      return nearestPerTag([...own, ...wider], origins);
-    });
+    return columns.map((column) => nearestPerTag(heldByColumn(holdings, downgraded, column), origins));
   }
 
   /**
    * For each column, the names of the tags it holds, as ofColumns decides them, without their
-   * origins: what redaction asks on every read of a guarded column, so one statement straight to
-   * the driver (columnTagNamesStatement: the holdings and the column downgrades of the artifacts at
-   * once), whether the columns hold tags or not. Sorted.
+   * origins: what redaction asks on every read of a guarded column. Sorted.
    */
   private async tagNamesOfColumns(columns: readonly { artifactId: string; field: string }[]): Promise<string[][]> {
-    const ids = [...new Set(columns.map((c) => c.artifactId))];
-    if (ids.length === 0) return columns.map(() => []);
-    const { sql, params } = columnTagNamesStatement(this.provider, ids);
-    const { rows } = await this.rows.readRows(sql, params);
-    if (rows.length === 0) return columns.map(() => []);
-    const holdings: { nodeKind: string; artifactId: string; field: string; tag: string }[] = [];
+    const { holdings, downgraded } = await this.columnHoldings(columns);
+    return columns.map((column) => [...new Set(heldByColumn(holdings, downgraded, column).map((h) => h.tag))].sort());
+  }
+
+  /**
+   * The holdings of the columns' artifacts (of a column, of the version as a whole, of the artifact)
+   * and the artifacts' column downgrades: one statement straight to the read connection
+   * (columnHoldingsStatement), whether the columns hold tags or not, asked on every read of a column's
+   * tags and of whether it is redacted.
+   */
+  private async columnHoldings(columns: readonly { artifactId: string }[]): Promise<{ holdings: HoldingRow[]; downgraded: Set<string> }> {
+    const holdings: HoldingRow[] = [];
     const downgraded = new Set<string>();
-    for (const [row, nodeKind, artifactId, field, tag] of rows as [string, string, string, string, string][]) {
-      if (row === "D") downgraded.add(JSON.stringify([artifactId, field, tag]));
-      else holdings.push({ nodeKind, artifactId, field, tag });
+    const ids = [...new Set(columns.map((c) => c.artifactId))];
+    if (ids.length === 0) return { holdings, downgraded };
+    const { sql, params } = columnHoldingsStatement(this.provider, ids);
+    const { rows } = await this.rows.readRows(sql, params);
+    for (const [row, nodeKind, artifactId, field, tag, originId, depth, opaque] of rows) {
+      if (row === "D") downgraded.add(downgradeKey(String(artifactId), String(field), String(tag)));
+      else holdings.push(holdingOfRow([nodeKind, artifactId, field, tag, originId, depth, opaque]));
     }
-    return columns.map((column) => {
-      const tags = new Set<string>();
-      for (const h of holdings) {
-        if (h.artifactId !== column.artifactId) continue;
-        if (h.nodeKind === "COLUMN" ? h.field === column.field : !downgraded.has(JSON.stringify([column.artifactId, column.field, h.tag]))) tags.add(h.tag);
-      }
-      return [...tags].sort();
-    });
+    return { holdings, downgraded };
   }
 
   /** For each artifact, the tags it holds as a whole (assigned to it, or inherited along wasDerivedFrom). */
@@ -98,15 +92,7 @@ export class PolicyTagReader {
       `SELECT "nodeKind", "artifactId", "field", "tag", "originId", "depth", "opaque" FROM "PolicyTagHolding" WHERE "nodeKind" = 'ARTIFACT' AND "artifactId" IN (${jsonListSelect(this.provider, placeholder, wanted.length)})`,
       [jsonParameter(wanted)],
     );
-    const holdings: HoldingRow[] = rows.map(([nodeKind, artifactId, field, tag, originId, depth, opaque]) => ({
-      nodeKind: String(nodeKind),
-      artifactId: String(artifactId),
-      field: String(field),
-      tag: String(tag),
-      originId: Number(originId),
-      depth: Number(depth),
-      opaque: storedBoolean(opaque) ?? false,
-    }));
+    const holdings = rows.map(holdingOfRow);
     const origins = await this.origins(holdings);
     return ids.map((id) => nearestPerTag(holdings.filter((h) => h.artifactId === id), origins));
   }
@@ -149,7 +135,11 @@ export class PolicyTagReader {
         : orChunks(datasets, (chunk) => this.db.artifact.findMany({ where: { OR: chunk.map((d) => ({ datasetNamespace: d.namespace, datasetName: d.name })) }, select: { id: true, datasetNamespace: true, datasetName: true } })),
     ]);
     const reachedIds = [...new Set(datasetArtifacts.map((a) => a.id))];
-    const anywhere = reachedIds.length === 0 ? [] : await inChunks(reachedIds, (chunk) => this.db.policyTagHolding.findMany({ where: { artifactId: { in: chunk } }, select: { artifactId: true, tag: true }, distinct: ["artifactId", "tag"] }));
+    // Every kind named: the holding key leads with it (without, each chunk scanned every holding of the store).
+    const anywhere =
+      reachedIds.length === 0
+        ? []
+        : await inChunks(reachedIds, (chunk) => this.db.policyTagHolding.findMany({ where: { nodeKind: { in: [...HOLDING_KINDS] }, artifactId: { in: chunk } }, select: { artifactId: true, tag: true }, distinct: ["artifactId", "tag"] }));
     const tagsOfArtifact = new Map<string, Set<string>>();
     for (const h of anywhere) tagsOfArtifact.set(h.artifactId, (tagsOfArtifact.get(h.artifactId) ?? new Set()).add(h.tag));
     const union = (ids: readonly string[]) => [...new Set(ids.flatMap((id) => [...(tagsOfArtifact.get(id) ?? [])]))].sort();
@@ -255,14 +245,33 @@ function nearestPerTag(holdings: readonly HoldingRow[], origins: Map<number, Pol
  * columns were downgraded from (rows 'D'), in one statement; the ids bound as one JSON array (on
  * SQLite once per part). The holding key leads with its kind, so naming the kinds lets each id use it.
  */
-export function columnTagNamesStatement(provider: DatabaseProvider, ids: readonly string[]): Statement {
+/**
+ * The holdings of these artifacts, of every node kind (rows 'H': nodeKind, artifactId, field, tag,
+ * originId, depth, opaque), and their column downgrades (rows 'D': nodeKind, artifactId, field, tag).
+ * The holding key leads with its kind, so each kind is one range of it.
+ */
+export function columnHoldingsStatement(provider: DatabaseProvider, ids: readonly string[]): Statement {
   const json = JSON.stringify(ids);
   // SQLite: each part binds the list; PostgreSQL: both name $1.
   const [first, second] = provider === "sqlite" ? ["?", "?"] : ["$1", "$1"];
   return {
     sql:
-      `SELECT 'H' AS "row", h."nodeKind", h."artifactId", h.field, h.tag FROM "PolicyTagHolding" h WHERE h."nodeKind" IN ('COLUMN', 'VERSION', 'ARTIFACT') AND h."artifactId" IN (${jsonListSelect(provider, first, ids.length)}) ` +
-      `UNION ALL SELECT 'D', d."nodeKind", d."artifactId", d.field, d.tag FROM "PolicyTagDowngrade" d WHERE d."nodeKind" = 'COLUMN' AND d."artifactId" IN (${jsonListSelect(provider, second, ids.length)})`,
+      `SELECT 'H' AS "row", h."nodeKind", h."artifactId", h.field, h.tag, h."originId", h.depth, h.opaque FROM "PolicyTagHolding" h WHERE h."nodeKind" IN ('COLUMN', 'VERSION', 'ARTIFACT') AND h."artifactId" IN (${jsonListSelect(provider, first, ids.length)}) ` +
+      `UNION ALL SELECT 'D', d."nodeKind", d."artifactId", d.field, d.tag, NULL, NULL, NULL FROM "PolicyTagDowngrade" d WHERE d."nodeKind" = 'COLUMN' AND d."artifactId" IN (${jsonListSelect(provider, second, ids.length)})`,
     params: provider === "sqlite" ? [json, json] : [json],
   };
+}
+
+/** A holding as the read connection answers it: [nodeKind, artifactId, field, tag, originId, depth, opaque]. */
+function holdingOfRow([nodeKind, artifactId, field, tag, originId, depth, opaque]: readonly unknown[]): HoldingRow {
+  return { nodeKind: String(nodeKind), artifactId: String(artifactId), field: String(field), tag: String(tag), originId: Number(originId), depth: Number(depth), opaque: storedBoolean(opaque) ?? false };
+}
+
+const downgradeKey = (artifactId: string, field: string, tag: string) => JSON.stringify([artifactId, field, tag]);
+
+/** A column's holdings: its own, then those of its version as a whole and of its artifact unless the column was downgraded for them. */
+function heldByColumn(holdings: readonly HoldingRow[], downgraded: ReadonlySet<string>, column: { artifactId: string; field: string }): HoldingRow[] {
+  const own = holdings.filter((h) => h.nodeKind === "COLUMN" && h.artifactId === column.artifactId && h.field === column.field);
+  const wider = holdings.filter((h) => h.nodeKind !== "COLUMN" && h.artifactId === column.artifactId && !downgraded.has(downgradeKey(column.artifactId, column.field, h.tag)));
+  return [...own, ...wider];
 }
