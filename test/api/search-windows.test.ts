@@ -13,6 +13,8 @@ describe("search over more entries than a window", () => {
   const oldNeedles = Array.from({ length: 5 }, (_, i) => `old/needle/${i}.csv`);
   const newNeedles = Array.from({ length: 30 }, (_, i) => `new/needle/${i}.csv`);
   const oldPins = Array.from({ length: 3 }, (_, i) => `old/pin/${i}.csv`);
+  // Names whose words differ only by what separates them.
+  const oldCodes = ["old/zip code.csv", ...Array.from({ length: 40 }, (_, i) => `old/zip_code_${i}.csv`)];
 
   const SEARCH = `query($query: String!, $first: Int, $after: String) {
     search(query: $query, kinds: [ARTIFACT], first: $first, after: $after) { edges { node { label rank } } pageInfo { hasNextPage endCursor } }
@@ -36,7 +38,7 @@ describe("search over more entries than a window", () => {
     await registerOperation(t, generator);
     const record = (names: string[]) => recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: names.map(draft) }] });
     // Oldest: five needles and three pins among 300 others; then 1,500 without any; newest: one needle in twenty.
-    await record([...oldNeedles, ...oldPins, ...Array.from({ length: 300 }, (_, i) => `old/hay/${i}.csv`)]);
+    await record([...oldNeedles, ...oldPins, ...oldCodes, ...Array.from({ length: 300 }, (_, i) => `old/hay/${i}.csv`)]);
     await record(Array.from({ length: 1_500 }, (_, i) => `mid/hay/${i}.csv`));
     await record(Array.from({ length: 600 }, (_, i) => (i % 20 === 0 ? newNeedles[i / 20] : `new/hay/${i}.csv`)));
   }, 120_000);
@@ -61,6 +63,12 @@ describe("search over more entries than a window", () => {
     expect((await allPages("eedle/3.csv", 10)).sort()).toEqual(["SUBSTRING new/needle/3.csv", "SUBSTRING old/needle/3.csv"]);
     expect(await allPages("ld/pin/2.csv", 10)).toEqual(["SUBSTRING old/pin/2.csv"]);
     expect(await allPages("ld/pin/2.json", 10)).toEqual([]);
+  });
+
+  test("a substring of several words past the windows: its separators as they are (PostgreSQL's trigram index tells them apart)", async () => {
+    expect(await allPages("ip code", 10)).toEqual(["SUBSTRING old/zip code.csv"]);
+    expect((await allPages("ip_code_3", 10)).sort()).toEqual(["SUBSTRING old/zip_code_3.csv", ...Array.from({ length: 10 }, (_, i) => `SUBSTRING old/zip_code_3${i}.csv`)].sort());
+    expect(await allPages("ip-code", 10)).toEqual([]);
   });
 
   test("a substring across the windows", async () => {

@@ -1,21 +1,39 @@
 import fc from "fast-check";
 import { searchedText } from "../../src/services/discovery/search-documents";
 import { fragmentPattern, substringFragments } from "../../src/services/discovery/search-lanes";
-import { queryPhrases } from "../../src/services/discovery/search-phrases";
+import { queryPhrases, TRIGRAM_LETTERS, TRIGRAM_SEPARATORS, trigramContainsPattern, trigramText } from "../../src/services/discovery/search-phrases";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
 /**
- * PostgreSQL's SUBSTRING lane may look a kind up by some of its phrase's fragments instead of the
- * whole phrase (src/services/discovery/search-lanes.ts fragmentPattern): every marked text holding
- * the phrase must match that pattern under PostgreSQL's LIKE, whichever fragments are kept, or search
- * would miss it (what the pattern lets in besides, the statement checks for the phrase itself).
+ * PostgreSQL's SUBSTRING lane looks a kind up in its trigram index, which reads each marked text with
+ * its separators turned into letters (provgraph_search_trigrams; search-phrases.ts trigramText), by the
+ * whole phrase turned the same way or by some of its fragments (src/services/discovery/search-lanes.ts
+ * fragmentPattern): every marked text holding the phrase must match that pattern under PostgreSQL's
+ * LIKE, whichever fragments are kept, or search would miss it (what the pattern lets in besides, the
+ * statement checks for the phrase itself).
  */
-describe("a SUBSTRING lane's fragment pattern holds every text the phrase is in (postgres)", () => {
+describe("a SUBSTRING lane's index lookup holds every text the phrase is in (postgres)", () => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await createTestDatabase();
   });
   afterAll(() => db.drop());
+
+  test("the index's text is trigramText's, for every character a text may hold", async () => {
+    const every = Array.from({ length: 0x7f }, (_, i) => String.fromCharCode(i + 1)).join("") + "éÉß🎉中";
+    const { rows } = await db.database.readRows(`SELECT "provgraph_search_trigrams"($1)`, [every]);
+    expect(rows[0][0]).toBe(trigramText(every));
+    expect([...TRIGRAM_LETTERS].every((c) => c >= "A" && c <= "Z")).toBe(true);
+    expect(TRIGRAM_SEPARATORS).toHaveLength(TRIGRAM_LETTERS.length);
+  });
+
+  test("the separators tell phrases apart: `email address` is no candidate in `customer_email_address`, but is in `the email address`", async () => {
+    const phrase = queryPhrases("mail address").phrase.SUBSTRING;
+    const pattern = trigramContainsPattern(phrase);
+    const texts = ["customer_email_address", "the email address", "email  address"].map(searchedText);
+    const { rows } = await db.database.readRows(`SELECT "provgraph_search_trigrams"(t) LIKE $4 FROM unnest(ARRAY[$1, $2, $3]::text[]) t`, [...texts, pattern]);
+    expect(rows.map((r) => r[0])).toEqual([false, true, false]);
+  });
 
   test("for any text, any phrase in it, and any counts of its fragments", async () => {
     // Words and separators, LIKE's own characters among them, case, marks and non-ASCII.
@@ -27,7 +45,8 @@ describe("a SUBSTRING lane's fragment pattern holds every text the phrase is in 
       return { text: t, query: points.slice(from, from + length).join("").trim(), counts };
     });
     const cases: { marked: string; pattern: string }[] = [];
-    for (let round = 0; cases.length < 300 && round < 50; round++) {
+    let whole = 0;
+    for (let round = 0; cases.length - whole < 300 && round < 50; round++) {
       for (const { text: t, query, counts } of fc.sample(sample, 200)) {
         if (query.length === 0) continue;
         const phrases = queryPhrases(query);
@@ -37,15 +56,21 @@ describe("a SUBSTRING lane's fragment pattern holds every text the phrase is in 
         const fragments = substringFragments(phrases.phrase.SUBSTRING);
         const pattern = fragmentPattern(fragments, 256, fragments.map((_, i) => counts[i % counts.length]));
         if (pattern !== null) cases.push({ marked, pattern });
+        // The whole phrase, as a lookup takes it when no fragment is left out.
+        else if (whole < 300) {
+          cases.push({ marked, pattern: trigramContainsPattern(phrases.phrase.SUBSTRING) });
+          whole += 1;
+        }
       }
     }
-    expect(cases.length).toBeGreaterThanOrEqual(300);
+    expect(cases.length - whole).toBeGreaterThanOrEqual(300);
+    expect(whole).toBeGreaterThanOrEqual(100);
     const params: unknown[] = [];
     const bind = (value: unknown) => {
       params.push(value);
       return `$${params.length}`;
     };
-    const sql = cases.map(({ marked, pattern }) => `SELECT ${bind(marked)}::text LIKE ${bind(pattern)}::text`).join(" UNION ALL ");
+    const sql = cases.map(({ marked, pattern }) => `SELECT "provgraph_search_trigrams"(${bind(marked)}::text) LIKE ${bind(pattern)}::text`).join(" UNION ALL ");
     const { rows } = await db.database.readRows(sql, params);
     expect(cases.filter((_, i) => rows[i][0] !== true)).toEqual([]);
   });

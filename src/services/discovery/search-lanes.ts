@@ -1,6 +1,6 @@
 import { isIdOfKind } from "../ids";
 import { comparedText, searchedText } from "./search-documents";
-import { containsPattern, ftsPhrase, phraseAtLeast, type QueryPhrases, SEPARATOR_RUN } from "./search-phrases";
+import { ftsPhrase, phraseAtLeast, type QueryPhrases, SEPARATOR_RUN, trigramContainsPattern } from "./search-phrases";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf } from "./search-kinds";
 import { prefixUpperBound, type SearchRank } from "./search-text";
 import { postgresCompared, sqliteCompared, sqliteFold } from "./search-text-sql";
@@ -274,7 +274,7 @@ export function sqliteLaneSql(
 function indexedCandidates(params: Params, phrases: QueryPhrases, lane: { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" }, pattern: string | null): string {
   return lane.rank === "WORD"
     ? `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(phrases.lexemes())}::tsquery`
-    : `e."${lane.field}Marked" LIKE ${params.bind(pattern ?? containsPattern(phrases.phrase.SUBSTRING))}`;
+    : `"provgraph_search_trigrams"(e."${lane.field}Marked") LIKE ${params.bind(pattern ?? trigramContainsPattern(phrases.phrase.SUBSTRING))}`;
 }
 
 /** The entries at the start of a window whose fragments are counted: enough to tell a rare fragment from a common one, few enough to cost little beside the window. */

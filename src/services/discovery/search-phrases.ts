@@ -91,3 +91,32 @@ export const ftsPhrase = (phrase: string) => `"${phrase.replace(/"/g, '""')}"`;
 
 /** A LIKE pattern (PostgreSQL, backslash escapes) for texts containing `phrase`. */
 export const containsPattern = (phrase: string) => `%${phrase.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * PostgreSQL's trigram indexes read a marked text with each separator (the marks too) turned into a
+ * capital letter, A–Z by its code, which a folded text holds no other way: pg_trgm takes only letters
+ * and digits into trigrams, so over the text as it is `email address` and `email_address` had the same
+ * trigrams, and a SUBSTRING phrase of several words had for candidates every text holding its words
+ * (the 10,000 columns named …email_address of the benchmark's store, each read and refused: 20 ms).
+ * pg_trgm folds the capitals to small letters, and two separators 26 codes apart share one: either
+ * only widens the candidates, which the statement checks for the phrase itself. The index's function,
+ * provgraph_search_trigrams (migration 20261205020000_search_trigrams_see_separators), translates
+ * TRIGRAM_SEPARATORS to TRIGRAM_LETTERS as trigramText does.
+ */
+export const TRIGRAM_SEPARATORS = Array.from({ length: 0x7f }, (_, i) => i + 1)
+  .filter(isSeparatorCode)
+  .map((code) => String.fromCharCode(code))
+  .join("");
+export const TRIGRAM_LETTERS = [...TRIGRAM_SEPARATORS].map((c) => String.fromCharCode(0x41 + (c.charCodeAt(0) % 26))).join("");
+
+export function trigramText(marked: string): string {
+  let text = "";
+  for (let i = 0; i < marked.length; i++) {
+    const code = marked.charCodeAt(i);
+    text += code > 0 && code < 0x80 && isSeparatorCode(code) ? String.fromCharCode(0x41 + (code % 26)) : marked[i];
+  }
+  return text;
+}
+
+/** A LIKE pattern over trigramText's text for texts containing `phrase` (it holds no separator, so nothing to escape). */
+export const trigramContainsPattern = (phrase: string) => `%${trigramText(phrase)}%`;
