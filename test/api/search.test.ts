@@ -144,6 +144,21 @@ describe("search", () => {
     ]);
   });
 
+  test("a dataset hit opens its newest version; a column hit the newest version that has the column", async () => {
+    const version = async (fields: string[]) => {
+      const answer = await postEvent(t, runEvent({ job: { namespace: "airflow-prod", name: "load_ledger" }, outputs: [dataset("warehouse", "finance.ledger", { schema: { fields: fields.map((name) => ({ name, type: "TEXT" })) } })] }));
+      expect(answer.status).toBe(201);
+    };
+    await version(["entry_id", "legacy_code"]);
+    await version(["entry_id", "legacy_code"]);
+    await version(["entry_id"]);
+    const versions = (await t.gql(`{ dataset(namespace: "warehouse", name: "finance.ledger") { versions { id columns { field } } } }`)).data!.dataset.versions as { id: string; columns: { field: string }[] }[];
+    expect(versions.map((v) => v.columns.map((c) => c.field).sort())).toEqual([["entry_id"], ["entry_id", "legacy_code"], ["entry_id", "legacy_code"]]);
+    const res = await t.gql(`{ search(query: "finance.ledger", kinds: [DATASET, COLUMN], first: 10) { edges { node { kind label id artifact { id } } } } }`);
+    const opened = Object.fromEntries(res.data!.search.edges.map((e: any) => [e.node.label, e.node.artifact.id]));
+    expect(opened).toEqual({ "warehouse/finance.ledger": versions[0].id, "warehouse/finance.ledger.entry_id": versions[0].id, "warehouse/finance.ledger.legacy_code": versions[1].id });
+  });
+
   test("autocomplete answers the best hits for what is typed so far; an empty prefix has none", async () => {
     const res = await t.gql(`{ a: autocomplete(prefix: "or", first: 3) { label rank } b: autocomplete(prefix: "  ") { label } c: autocomplete(prefix: "rep", kinds: [ARTIFACT]) { label highlights { start end } } }`);
     expect(res.errors).toBeUndefined();
