@@ -74,9 +74,9 @@ export class PolicyTagReader {
     if (ids.length === 0) return { holdings, downgraded };
     const { sql, params } = columnHoldingsStatement(this.provider, ids);
     const { rows } = await this.rows.readRows(sql, params);
-    for (const [row, nodeKind, artifactId, field, tag, originId, depth, opaque] of rows) {
-      if (row === "D") downgraded.add(downgradeKey(String(artifactId), String(field), String(tag)));
-      else holdings.push(holdingOfRow([nodeKind, artifactId, field, tag, originId, depth, opaque]));
+    for (const row of rows) {
+      if (row[0] === "D") downgraded.add(downgradeKey(String(row[2]), String(row[3]), String(row[4])));
+      else holdings.push(holdingOfRow(row.slice(1)));
     }
     return { holdings, downgraded };
   }

@@ -3,7 +3,7 @@ import type { DatabaseProvider } from "../../db/database-url";
 import { jsonParameter } from "../../db/json-list";
 import { insertRows, mapInTurns, type SearchableWrite } from "../recording";
 import { comparedText, documentsOf, type SearchDocument, searchedText } from "./search-documents";
-import { DOCUMENT_KINDS, type DocumentKind, idRangeOf } from "./search-kinds";
+import { DOCUMENT_KINDS, type DocumentKind, idRangeOf, keyedKinds } from "./search-kinds";
 import { Params, type SqlRunner, sqlRunnerOf } from "./sql-runner";
 
 /**
@@ -51,20 +51,13 @@ async function datasetsOfColumns(run: SqlRunner, writes: readonly SearchableWrit
   return datasets;
 }
 
-/**
- * The kinds whose keys the unique index holds (every kind but ARTIFACT: an artifact's entry is written
- * once, by the unit that created it), in the words of the index's own condition, which a statement
- * must repeat for the database to use it.
- */
-const KEYED_KINDS = `e."kind" <> 'ARTIFACT'`;
-
 async function existingEntries(run: SqlRunner, documents: readonly SearchDocument[]): Promise<Map<string, { id: number; guarded: string | null }>> {
   const entries = new Map<string, { id: number; guarded: string | null }>();
   if (documents.length === 0) return entries;
   const sql =
     run.provider === "sqlite"
-      ? `SELECT e."id", e."kind", e."key", e."guarded" FROM json_each(?) j JOIN "SearchEntry" e ON e."kind" = json_extract(j.value, '$[0]') AND e."key" = json_extract(j.value, '$[1]') AND ${KEYED_KINDS}`
-      : `SELECT e."id", e."kind", e."key", e."guarded" FROM json_array_elements($1::json) j JOIN "SearchEntry" e ON e."kind" = j->>0 AND e."key" = j->>1 AND ${KEYED_KINDS}`;
+      ? `SELECT e."id", e."kind", e."key", e."guarded" FROM json_each(?) j JOIN "SearchEntry" e ON e."kind" = json_extract(j.value, '$[0]') AND e."key" = json_extract(j.value, '$[1]') AND ${keyedKinds("e")}`
+      : `SELECT e."id", e."kind", e."key", e."guarded" FROM json_array_elements($1::json) j JOIN "SearchEntry" e ON e."kind" = j->>0 AND e."key" = j->>1 AND ${keyedKinds("e")}`;
   const rows = await run.query(sql, [JSON.stringify(documents.map((d) => [d.kind, d.key]))]);
   for (const [id, kind, key, guarded] of rows) entries.set(entryKey(String(kind), String(key)), { id: Number(id), guarded: guarded === null ? null : String(guarded) });
   return entries;
@@ -129,7 +122,7 @@ async function addOnPostgres(run: SqlRunner, documents: readonly SearchDocument[
   // The namespaces of the datasets and jobs it added count them, in the same statement.
   await run.execute(
     `WITH r AS MATERIALIZED (SELECT x.*, nextval('"SearchEntry_seq"') AS "n" FROM (SELECT p.* FROM json_populate_recordset(NULL::"SearchEntry", $1::json) WITH ORDINALITY AS p ORDER BY p.ordinality) x), ` +
-      `added AS (INSERT INTO "SearchEntry" (${list}) SELECT ${selected} FROM r ORDER BY r."kind", r."key" ON CONFLICT ("kind", "key") WHERE "kind" <> 'ARTIFACT' DO NOTHING RETURNING "kind", "namespace") ` +
+      `added AS (INSERT INTO "SearchEntry" (${list}) SELECT ${selected} FROM r ORDER BY r."kind", r."key" ON CONFLICT ("kind", "key") WHERE ${keyedKinds()} DO NOTHING RETURNING "kind", "namespace") ` +
       `INSERT INTO "SearchNamespace" ("name", "datasets", "jobs") SELECT a."namespace", sum(CASE WHEN a."kind" = 'DATASET' THEN 1 ELSE 0 END), sum(CASE WHEN a."kind" = 'JOB' THEN 1 ELSE 0 END) ` +
       `FROM added a WHERE a."kind" IN ('DATASET', 'JOB') AND a."namespace" IS NOT NULL GROUP BY a."namespace" ORDER BY a."namespace" ` +
       `ON CONFLICT ("name") DO UPDATE SET "datasets" = "SearchNamespace"."datasets" + excluded."datasets", "jobs" = "SearchNamespace"."jobs" + excluded."jobs"`,

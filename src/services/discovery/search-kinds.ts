@@ -32,6 +32,14 @@ export function isDocumentKind(kind: SearchKind): kind is DocumentKind {
 }
 
 /**
+ * Which entries the unique index of (kind, key) holds, as its own condition says it (migration
+ * 20261205000000_search_entry_keys_of_named_things): every kind but ARTIFACT, an artifact's entry being
+ * written once, by the unit that created the artifact. A statement that looks keys up repeats it, for
+ * the database to use that index (SQLite takes a partial index only then); `alias` names the table.
+ */
+export const keyedKinds = (alias?: string) => `${alias ? `${alias}.` : ""}"kind" <> 'ARTIFACT'`;
+
+/**
  * Keys of documents that stand for several rows (a dataset across its versions, a column across
  * them): unambiguous for any names, each name led by its length in code points (what SQL's length() counts).
  */

@@ -1,7 +1,7 @@
 import { isIdOfKind } from "../ids";
 import { comparedText, searchedText } from "./search-documents";
 import { ftsPhrase, phraseAtLeast, type QueryPhrases, SEPARATOR_RUN, trigramContainsPattern } from "./search-phrases";
-import { DOCUMENT_KINDS, type DocumentKind, idRangeOf } from "./search-kinds";
+import { DOCUMENT_KINDS, type DocumentKind, idRangeOf, keyedKinds } from "./search-kinds";
 import { prefixUpperBound, type SearchRank } from "./search-text";
 import { postgresCompared, sqliteCompared, sqliteFold } from "./search-text-sql";
 import { SEARCHED_LENGTH } from "./search-documents";
@@ -471,8 +471,7 @@ export function idLaneSql(provider: DatabaseProvider, phrases: QueryPhrases, ran
   }
   if (family === "op") {
     if (rank === "PREFIX") where += ` AND NOT ${listedByName(`e."labelFolded"`, `coalesce(e."keywordsFolded", '')`)}`;
-    // The key's index holds every kind but ARTIFACT, and says so in its condition, which the statement repeats.
-    return { sql: `SELECT ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = 'JOB' AND e."kind" <> 'ARTIFACT' AND ${where} ORDER BY e."key" LIMIT ${params.bind(limit)}`, params: params.values };
+    return { sql: `SELECT ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = 'JOB' AND ${keyedKinds("e")} AND ${where} ORDER BY e."key" LIMIT ${params.bind(limit)}`, params: params.values };
   }
   // An artifact's entry (none for a dataset version, found as its dataset) holds its name and type as the fold gives them.
   const compared = provider === "sqlite" ? sqliteCompared : postgresCompared;
