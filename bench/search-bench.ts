@@ -6,6 +6,7 @@ import pg from "pg";
 import { defaultPlugins } from "../plugins/registry";
 import { openDatabase, pgSessionOptions } from "../src/db/client";
 import { migrateDatabase } from "../src/db/migrate";
+import { followPlanModesOnConnection, type PgClientLike } from "../src/db/plan-modes";
 import { preparedStatementName } from "../src/db/prepared-statements";
 import { createComplianceEngines, settleUnitSubjects } from "../src/services/compliance";
 import { indexSearchableWrites, searchPage, type SearchReader } from "../src/services/discovery";
@@ -116,9 +117,11 @@ async function rawReplayer(store: SearchStore, database: "sqlite" | "postgres") 
       close: async () => db.close(),
     };
   }
-  // The raw side runs the statements as provgraph does: the same session settings (JIT off), and those
-  // provgraph runs prepared (src/db/prepared-statements.ts) prepared too, so neither side plans them each time.
+  // The raw side runs the statements as provgraph does: the same session settings (JIT off), those
+  // provgraph runs prepared (src/db/prepared-statements.ts) prepared too, so neither side plans them each
+  // time, and on one generic plan where provgraph keeps one (src/db/plan-modes.ts).
   const client = new pg.Client({ connectionString: store.url, ...pgSessionOptions(store.url) });
+  followPlanModesOnConnection(client as unknown as PgClientLike);
   await client.connect();
   const run = async (sql: string, params: readonly unknown[]) => (await client.query({ name: preparedStatementName(sql), text: sql, values: [...params], rowMode: "array" })).rows;
   return {

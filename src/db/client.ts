@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { EventEmitter } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
@@ -8,6 +9,7 @@ import { type Prisma, PrismaClient as SqlitePrismaClient } from "../generated/sq
 import type { PrismaClient as PgPrismaClientClass } from "../generated/pg/client";
 import { type DatabaseProvider, providerOf, sqliteFilePath } from "./database-url";
 import { attachDirectStatements, type DirectStatements, directStatementsOver, type RawRows, type RowStream } from "./direct-statements";
+import { followPlanModes } from "./plan-modes";
 import { keepsPreparedStatements, preparedStatementName } from "./prepared-statements";
 import { reuseAdapterStatements } from "./reused-statements";
 import { serializeStatements } from "./serialized-transaction";
@@ -292,10 +294,19 @@ function pgClient(
         // the option's type wants a name for every statement, and undefined leaves the others unnamed.
       }, keepsPreparedStatements(connectionString) ? { statementNameGenerator: (query) => preparedStatementName(query.sql) as string } : {}),
       countStatement,
-      { wrapTransaction: serializeStatements, onTransaction: options.onTransaction, slot: options.slot },
+      {
+        wrapTransaction: serializeStatements,
+        onTransaction: options.onTransaction,
+        slot: options.slot,
+        // Statements marked GENERIC_PLAN_SQL run on one generic plan (plan-modes.ts); not through a pooler in transaction mode.
+        onConnect: keepsPreparedStatements(connectionString) ? async (adapter) => followPlanModes(pgPoolOf(adapter)) : undefined,
+      },
     ),
   }) as unknown as Db;
 }
+
+/** The node-postgres pool behind a connected @prisma/adapter-pg adapter. */
+const pgPoolOf = (adapter: SqlDriverAdapter) => (adapter as unknown as { underlyingDriver(): EventEmitter }).underlyingDriver();
 
 /** Raw reads on a read client's own connection (opened on first use: Prisma connects lazily). */
 function directReads(reader: Db, slot: AdapterSlot, provider: DatabaseProvider, countStatement: () => void): () => Promise<DirectStatements> {

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { DatabaseProvider } from "../../db/database-url";
 import type { RawRows } from "../../db/direct-statements";
 import { jsonParameter } from "../../db/json-list";
-import { preparedReader, preparedSql } from "../../db/prepared-statements";
+import { genericPlanReader, genericPlanSql } from "../../db/prepared-statements";
 import { InvalidArgumentError } from "../errors";
 import type { ArtifactId, OperationId, RunId } from "../ids";
 import { unsafeTextReason } from "../safe-text";
@@ -147,10 +147,9 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
   if (request.after && !start) throw new InvalidPositionError();
   const need = request.first + 1;
   const found: Found[] = [];
-  // The lanes' statements run prepared on PostgreSQL (planning one cost more than running it; a few
-  // shapes serve every query); a page's newest versions are one statement of as many branches as
-  // datasets and columns it holds, a shape of its own each time, and run unprepared.
-  const lanes = preparedReader(reader);
+  // The lanes' statements run prepared on PostgreSQL, each on one generic plan (planning one cost
+  // more than running it, and a few shapes serve every query: db/prepared-statements.ts).
+  const lanes = genericPlanReader(reader);
   for (let index = start?.lane ?? 0; index < LANES.length && found.length < need; index++) {
     if (!laneApplies(LANES[index], plan.phrases, plan.ids)) continue;
     found.push(...(await readLane(lanes, plan, index, start?.lane === index ? start : null, need - found.length, request.canRead)));
@@ -163,7 +162,7 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
 export async function countHits(reader: SearchReader, request: Omit<SearchRequest, "first" | "after">, cap: number): Promise<number | null> {
   const plan = planOf(checkedQuery("query", request.query), request.kinds ?? null);
   let count = 0;
-  const lanes = preparedReader(reader);
+  const lanes = genericPlanReader(reader);
   for (let index = 0; index < LANES.length && count <= cap; index++) {
     if (!laneApplies(LANES[index], plan.phrases, plan.ids)) continue;
     count += (await readLane(lanes, plan, index, null, cap + 1 - count, request.canRead)).length;
@@ -473,7 +472,7 @@ async function newestVersions(reader: SearchReader, rows: readonly EntryRow[]): 
     return dataset ? [{ i, namespace: dataset.namespace, name: dataset.name, field: row.kind === "COLUMN" ? dataset.rest : null }] : [];
   });
   if (asked.length === 0) return versions;
-  const { rows: found } = await reader.readRows(preparedSql(reader.provider, newestVersionsSql(reader.provider)), [jsonParameter(asked)]);
+  const { rows: found } = await reader.readRows(genericPlanSql(reader.provider, newestVersionsSql(reader.provider)), [jsonParameter(asked)]);
   for (const [i, id] of found) if (id !== null) versions.set(rows[Number(i)].id, String(id));
   return versions;
 }
