@@ -211,33 +211,38 @@ class Conditions {
   }
 }
 
+/** One EXACT or PREFIX lane as comparedLanesSql reads it: its kinds (from the cursor's kind on), after `after` (an entry id) in its first kind. */
+export interface ComparedLane {
+  index: number;
+  kinds: readonly DocumentKind[];
+  after: number | null;
+}
+
 /**
- * An EXACT or PREFIX lane of label or keywords: per kind, the entries in order of the folded text
- * (one index range each), `limit` at most per kind; after `after` (an entry id) in its kind.
+ * EXACT and PREFIX lanes of label or keywords, consecutive ones in one statement: per lane and kind,
+ * the entries in order of the folded text (one index range each), `limit` at most per kind. Rows come
+ * lane by lane (the lane's place in `lanes`, then the kind's branch), so the first `limit` of them are
+ * what reading the lanes one after another would give: a lane leaves out what the lanes before it hold
+ * by its own conditions (exclusionsBefore), not by what they returned. One statement, not one per
+ * lane: a lane that finds nothing costs its index lookups and no round trip.
  */
-export function comparedLaneSql(
-  provider: DatabaseProvider,
-  phrases: QueryPhrases,
-  index: number,
-  kinds: readonly DocumentKind[],
-  after: number | null,
-  limit: number,
-  ids: IdQuery | null,
-): { sql: string; params: unknown[] } {
-  const lane = LANES[index] as { field: "label" | "keywords"; rank: "EXACT" | "PREFIX" };
+export function comparedLanesSql(provider: DatabaseProvider, phrases: QueryPhrases, lanes: readonly ComparedLane[], limit: number, ids: IdQuery | null): { sql: string; params: unknown[] } {
   const params = new Params(provider);
   const c = new Conditions(provider, params, phrases);
-  const excluded = exclusionsBefore(index, phrases);
-  const column = `e."${lane.field}Folded"`;
-  const branches = kinds.map((kind, branch) => {
-    let where = `e."kind" = ${params.bind(kind)} AND ${c.atLeast(lane.field, lane.rank)}`;
-    if (lane.rank === "PREFIX") where += ` AND ${column} <> ${params.bind(phrases.folded)}`;
-    for (const [field, rank] of Object.entries(excluded.fields) as [Field, SearchRank][]) where += ` AND NOT coalesce(${c.atLeast(field, rank)}, FALSE)`;
-    where += c.notAnId(ids, excluded.ids);
-    if (after !== null && branch === 0) where += ` AND (${column}, e."id") > (SELECT s."${lane.field}Folded", s."id" FROM "SearchEntry" s WHERE s."id" = ${params.bind(after)})`;
-    return `SELECT * FROM (SELECT ${branch} AS "branch", ${ENTRY_SELECT}, ${column} AS "sortKey" FROM "SearchEntry" e WHERE ${where} ORDER BY ${column}, e."id" LIMIT ${params.bind(limit)}) b${branch}`;
+  const branches = lanes.flatMap(({ index, kinds, after }, place) => {
+    const lane = LANES[index] as { field: "label" | "keywords"; rank: "EXACT" | "PREFIX" };
+    const excluded = exclusionsBefore(index, phrases);
+    const column = `e."${lane.field}Folded"`;
+    return kinds.map((kind, branch) => {
+      let where = `e."kind" = ${params.bind(kind)} AND ${c.atLeast(lane.field, lane.rank)}`;
+      if (lane.rank === "PREFIX") where += ` AND ${column} <> ${params.bind(phrases.folded)}`;
+      for (const [field, rank] of Object.entries(excluded.fields) as [Field, SearchRank][]) where += ` AND NOT coalesce(${c.atLeast(field, rank)}, FALSE)`;
+      where += c.notAnId(ids, excluded.ids);
+      if (after !== null && branch === 0) where += ` AND (${column}, e."id") > (SELECT s."${lane.field}Folded", s."id" FROM "SearchEntry" s WHERE s."id" = ${params.bind(after)})`;
+      return `SELECT * FROM (SELECT ${place} AS "lane", ${branch} AS "branch", ${ENTRY_SELECT}, ${column} AS "sortKey" FROM "SearchEntry" e WHERE ${where} ORDER BY ${column}, e."id" LIMIT ${params.bind(limit)}) b${place}_${branch}`;
+    });
   });
-  return { sql: `SELECT * FROM (${branches.join(" UNION ALL ")}) u ORDER BY "branch", "sortKey", "id"`, params: params.values };
+  return { sql: `SELECT * FROM (${branches.join(" UNION ALL ")}) u ORDER BY "lane", "branch", "sortKey", "id"`, params: params.values };
 }
 
 /**

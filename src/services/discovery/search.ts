@@ -7,7 +7,8 @@ import { InvalidArgumentError } from "../errors";
 import type { ArtifactId, OperationId, RunId } from "../ids";
 import { unsafeTextReason } from "../safe-text";
 import {
-  comparedLaneSql,
+  type ComparedLane,
+  comparedLanesSql,
   exclusionsBefore,
   type Field,
   fieldRank,
@@ -146,14 +147,7 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
   const start = request.after ? parsePosition(request.after, plan.fingerprint) : null;
   if (request.after && !start) throw new InvalidPositionError();
   const need = request.first + 1;
-  const found: Found[] = [];
-  // The lanes' statements run prepared on PostgreSQL, each on one generic plan (planning one cost
-  // more than running it, and a few shapes serve every query: db/prepared-statements.ts).
-  const lanes = genericPlanReader(reader);
-  for (let index = start?.lane ?? 0; index < LANES.length && found.length < need; index++) {
-    if (!laneApplies(LANES[index], plan.phrases, plan.ids)) continue;
-    found.push(...(await readLane(lanes, plan, index, start?.lane === index ? start : null, need - found.length, request.canRead)));
-  }
+  const found = await readLanes(reader, plan, start, need, request.canRead);
   const page = found.slice(0, request.first);
   return { hits: await hitsOf(reader, plan, page), hasNextPage: found.length > request.first };
 }
@@ -161,13 +155,30 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
 /** How many hits a query has, counted up to `cap` (null above it). */
 export async function countHits(reader: SearchReader, request: Omit<SearchRequest, "first" | "after">, cap: number): Promise<number | null> {
   const plan = planOf(checkedQuery("query", request.query), request.kinds ?? null);
-  let count = 0;
-  const lanes = genericPlanReader(reader);
-  for (let index = 0; index < LANES.length && count <= cap; index++) {
-    if (!laneApplies(LANES[index], plan.phrases, plan.ids)) continue;
-    count += (await readLane(lanes, plan, index, null, cap + 1 - count, request.canRead)).length;
-  }
+  const count = (await readLanes(reader, plan, null, cap + 1, request.canRead)).length;
   return count > cap ? null : count;
+}
+
+/**
+ * The lanes' hits from `start` on, in order, `need` at most. Consecutive EXACT and PREFIX lanes are
+ * read by one statement (comparedLanesSql); the lanes' statements run prepared on PostgreSQL, each on
+ * one generic plan (planning one cost more than running it, and a few shapes serve every query:
+ * db/prepared-statements.ts).
+ */
+async function readLanes(reader: SearchReader, plan: Plan, start: Position | null, need: number, canRead: ReadableCheck): Promise<Found[]> {
+  const lanes = genericPlanReader(reader);
+  const found: Found[] = [];
+  for (let index = start?.lane ?? 0; index < LANES.length && found.length < need; ) {
+    const compared = comparedRun(plan, index);
+    if (compared.length > 0) {
+      found.push(...(await readComparedLanes(lanes, plan, compared, start?.lane === compared[0] ? start : null, need - found.length)));
+      index = compared[compared.length - 1] + 1;
+      continue;
+    }
+    if (laneApplies(LANES[index], plan.phrases, plan.ids)) found.push(...(await readLane(lanes, plan, index, start?.lane === index ? start : null, need - found.length, canRead)));
+    index++;
+  }
+  return found;
 }
 
 /** A cursor of another query (or kinds), or one edited, is not a position of this one. */
@@ -239,16 +250,8 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
     }
     return found;
   }
-  const kinds = DOCUMENT_KINDS.filter((kind) => plan.kinds.has(kind) && (lane.field !== "keywords" || hasKeywords(kind)) && (lane.field !== "guarded" || kind === "COLUMN"));
+  const kinds = laneKinds(plan, lane);
   if (kinds.length === 0) return [];
-  if (lane.rank === "EXACT" || lane.rank === "PREFIX") {
-    const fromKind = after ? kindOfDocumentId(Number(after.key))! : null;
-    const rest = fromKind ? kinds.slice(kinds.indexOf(fromKind)) : kinds;
-    if (rest.length === 0) return [];
-    const statement = comparedLaneSql(provider, plan.phrases, index, rest, after ? Number(after.key) : null, need, plan.ids);
-    const { rows } = await reader.readRows(statement.sql, statement.params);
-    return rows.slice(0, need).map((r) => ({ lane: index, kind: "entry", row: entryRow(r.slice(1)) }));
-  }
   const guardedBefore = exclusionsBefore(index, plan.phrases).guarded;
   // SQLite finds candidates by the phrase's rarest trigrams (looked up once per request); on both, the statement keeps only the lane's entries.
   const lookup = provider === "sqlite" ? await candidateLookup(reader, plan, searchedTable(lane.field as "label" | "guarded"), plan.phrases.phrase[lane.rank]) : undefined;
@@ -273,6 +276,40 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
     from = null;
   }
   return found;
+}
+
+/** The kinds a lane of entries reads: those asked for that have the lane's field. */
+function laneKinds(plan: Plan, lane: Lane & { source: "entry" }): DocumentKind[] {
+  return DOCUMENT_KINDS.filter((kind) => plan.kinds.has(kind) && (lane.field !== "keywords" || hasKeywords(kind)) && (lane.field !== "guarded" || kind === "COLUMN"));
+}
+
+/** An EXACT or PREFIX lane of label or keywords. */
+const isCompared = (lane: Lane): lane is Lane & { source: "entry" } => lane.source === "entry" && (lane.rank === "EXACT" || lane.rank === "PREFIX");
+
+/** The EXACT and PREFIX lanes that apply from lane `index` on, up to the next other lane that applies (none: `index` is another lane). */
+function comparedRun(plan: Plan, index: number): number[] {
+  const run: number[] = [];
+  for (let i = index; i < LANES.length; i++) {
+    if (!laneApplies(LANES[i], plan.phrases, plan.ids)) continue;
+    if (!isCompared(LANES[i])) break;
+    run.push(i);
+  }
+  return run;
+}
+
+/** EXACT and PREFIX lanes read together (comparedLanesSql), the first from `after`: their hits in lane order, `need` at most. */
+async function readComparedLanes(reader: SearchReader, plan: Plan, indices: readonly number[], after: Position | null, need: number): Promise<Found[]> {
+  const lanes: ComparedLane[] = [];
+  for (const index of indices) {
+    const kinds = laneKinds(plan, LANES[index] as Lane & { source: "entry" });
+    const fromKind = after && index === indices[0] ? kindOfDocumentId(Number(after.key))! : null;
+    const rest = fromKind ? kinds.slice(kinds.indexOf(fromKind)) : kinds;
+    if (rest.length > 0) lanes.push({ index, kinds: rest, after: fromKind ? Number(after!.key) : null });
+  }
+  if (lanes.length === 0) return [];
+  const statement = comparedLanesSql(reader.provider, plan.phrases, lanes, need, plan.ids);
+  const { rows } = await reader.readRows(statement.sql, statement.params);
+  return rows.slice(0, need).map((r) => ({ lane: lanes[Number(r[0])].index, kind: "entry", row: entryRow(r.slice(2)) }));
 }
 
 /** A WORD or SUBSTRING lane's entries in a run of kinds, after `from` (an entry id), `limit` at most, in id order. */
