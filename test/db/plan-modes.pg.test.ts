@@ -20,11 +20,20 @@ describe("PostgreSQL: plan modes per statement", () => {
   });
 
   const MODE = "SELECT current_setting('plan_cache_mode'), $1::int";
-  const modeOf = async (reader: ReturnType<typeof openReadDatabase>, sql: string) => String((await reader.readRows(sql, [1])).rows[0][0]);
+  type Reader = ReturnType<typeof openReadDatabase>;
+  /** `use` on a reader of one connection opened on `readUrl`, closed after. */
+  async function onOneConnection(readUrl: string, use: (reader: Reader) => Promise<void>): Promise<void> {
+    const reader = openReadDatabase(readUrl, { poolSize: 1 });
+    try {
+      await use(reader);
+    } finally {
+      await reader.close();
+    }
+  }
+  const modeOf = async (reader: Reader, sql: string) => String((await reader.readRows(sql, [1])).rows[0][0]);
 
   test("a marked statement runs on the generic plan; the next unmarked one under the session's setting again", async () => {
-    const reader = openReadDatabase(url, { poolSize: 1 });
-    try {
+    await onOneConnection(url, async (reader) => {
       const sequence: string[] = [];
       // Past the runs before a text is named: the named statement too.
       for (let run = 0; run < RUNS_BEFORE_NAMED + 2; run++) {
@@ -37,46 +46,35 @@ describe("PostgreSQL: plan modes per statement", () => {
       // A statement without parameters changes nothing: it plans the same either way.
       await modeOf(reader, genericPlanSql("postgres", MODE));
       expect(String((await reader.readRows("SELECT current_setting('plan_cache_mode')", [])).rows[0][0])).toBe("force_generic_plan");
-    } finally {
-      await reader.close();
-    }
+    });
   });
 
   test("the session's own setting (from the URL) is what an unmarked statement gets back", async () => {
     const custom = new URL(url);
     custom.searchParams.set("options", "-c plan_cache_mode=force_custom_plan");
-    const reader = openReadDatabase(custom.toString(), { poolSize: 1 });
-    try {
+    await onOneConnection(custom.toString(), async (reader) => {
       expect(await modeOf(reader, MODE)).toBe("force_custom_plan");
       expect(await modeOf(reader, genericPlanSql("postgres", MODE))).toBe("force_generic_plan");
       expect(await modeOf(reader, MODE)).toBe("force_custom_plan");
-    } finally {
-      await reader.close();
-    }
+    });
   });
 
   test("after a ROLLBACK undid the setting, the next marked statement sets it again", async () => {
-    const reader = openReadDatabase(url, { poolSize: 1 });
-    try {
+    await onOneConnection(url, async (reader) => {
       await reader.readRows("BEGIN", []);
       expect(await modeOf(reader, genericPlanSql("postgres", MODE))).toBe("force_generic_plan");
       await reader.readRows("ROLLBACK", []);
       expect(String((await reader.readRows("SELECT current_setting('plan_cache_mode')", [])).rows[0][0])).toBe("auto");
       expect(await modeOf(reader, genericPlanSql("postgres", MODE))).toBe("force_generic_plan");
       expect(await modeOf(reader, MODE)).toBe("auto");
-    } finally {
-      await reader.close();
-    }
+    });
   });
 
   test("through a pooler in transaction mode (pgbouncer=true) nothing is set: a setting would outlive the transaction", async () => {
     const pooled = new URL(url);
     pooled.searchParams.set("pgbouncer", "true");
-    const reader = openReadDatabase(pooled.toString(), { poolSize: 1 });
-    try {
+    await onOneConnection(pooled.toString(), async (reader) => {
       expect(await modeOf(reader, genericPlanSql("postgres", MODE))).toBe("auto");
-    } finally {
-      await reader.close();
-    }
+    });
   });
 });
