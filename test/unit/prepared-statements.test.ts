@@ -59,6 +59,22 @@ describe("prepared statements on PostgreSQL", () => {
     expect(seen).toEqual([`${PREPARED_SQL}SELECT 2`]);
   });
 
+  test("a text marked for one generic plan is a prepared text too (named the same way); only on PostgreSQL", async () => {
+    const { genericPlanSql, genericPlanReader, preparedStatementName, GENERIC_PLAN_SQL, PREPARED_SQL, RUNS_BEFORE_NAMED } = fresh();
+    expect(genericPlanSql("sqlite", "SELECT 1")).toBe("SELECT 1");
+    const marked = genericPlanSql("postgres", "SELECT 1");
+    expect(marked).toBe(`${GENERIC_PLAN_SQL}SELECT 1`);
+    expect(marked.startsWith(PREPARED_SQL)).toBe(true);
+    const names = Array.from({ length: RUNS_BEFORE_NAMED + 1 }, () => preparedStatementName(marked));
+    expect(names[RUNS_BEFORE_NAMED]).toMatch(/^provgraph_[0-9a-f]{32}$/);
+    const seen: string[] = [];
+    const reader = (provider: "sqlite" | "postgres") => ({ provider, readRows: async (sql: string) => (seen.push(sql), { columnNames: [], rows: [] }) });
+    const sqlite = reader("sqlite");
+    expect(genericPlanReader(sqlite)).toBe(sqlite);
+    await genericPlanReader(reader("postgres")).readRows("SELECT 2", []);
+    expect(seen).toEqual([`${GENERIC_PLAN_SQL}SELECT 2`]);
+  });
+
   test("a URL that goes through a pooler in transaction mode (pgbouncer=true) keeps no prepared statements", () => {
     const { keepsPreparedStatements } = fresh();
     expect(keepsPreparedStatements("postgresql://u@127.0.0.1:5432/db")).toBe(true);
