@@ -161,9 +161,9 @@ export async function countHits(reader: SearchReader, request: Omit<SearchReques
 
 /**
  * The lanes' hits from `start` on, in order, `need` at most. Consecutive EXACT lanes and the PREFIX
- * lane after them are read by one statement (comparedLanesSql, comparedRun); the lanes' statements run prepared on PostgreSQL, each on
- * one generic plan (planning one cost more than running it, and a few shapes serve every query:
- * db/prepared-statements.ts).
+ * lane after them are read by one statement (comparedRun). On PostgreSQL every lane's statements run
+ * prepared, each on one generic plan: planning one cost more than running it, and a few shapes serve
+ * every query (db/prepared-statements.ts).
  */
 async function readLanes(reader: SearchReader, plan: Plan, start: Position | null, need: number, canRead: ReadableCheck): Promise<Found[]> {
   const lanes = genericPlanReader(reader);
