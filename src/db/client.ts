@@ -145,7 +145,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     prisma = pgClient(url, PG_WRITER_POOL, countStatement, { onTransaction, slot: writerAdapter });
     readUrl = options.readUrl ?? null;
     readerAdapter = { adapter: undefined };
-    reader = pgClient(readUrl ?? url, PG_READER_POOL, countStatement, { slot: readerAdapter });
+    reader = pgClient(readUrl ?? url, PG_READER_POOL, countStatement, { slot: readerAdapter, readsOnly: true });
     primaryReader = readUrl ? prisma : reader;
   }
   // Direct statements of a transaction refuse to run once Prisma has ended it (its timeout): see transaction-ends.ts.
@@ -213,7 +213,7 @@ export function openReadDatabase(url: string, options: ReadDatabaseOptions = {})
   const reader =
     provider === "sqlite"
       ? sqliteReadClient(sqliteFilePath(url), countStatement, slot)
-      : pgClient(options.readUrl ?? url, options.poolSize ?? 2, countStatement, { slot, statementTimeoutMs: options.statementTimeoutMs });
+      : pgClient(options.readUrl ?? url, options.poolSize ?? 2, countStatement, { slot, statementTimeoutMs: options.statementTimeoutMs, readsOnly: true });
   const readDirect = directReads(reader, slot, provider, countStatement);
   return {
     reader,
@@ -276,7 +276,8 @@ function pgClient(
   connectionString: string,
   max: number,
   countStatement: () => void,
-  options: { slot?: AdapterSlot; onTransaction?: (transaction: Transaction) => void; statementTimeoutMs?: number } = {},
+  /** readsOnly: a read pool, where statements marked for one generic plan run (plan-modes.ts); the writer's statements are left as they come. */
+  options: { slot?: AdapterSlot; onTransaction?: (transaction: Transaction) => void; statementTimeoutMs?: number; readsOnly?: boolean } = {},
 ): Db {
   // Loaded here, not at the top: a server on SQLite never loads pg, its adapter or the PostgreSQL client (start-up time).
   const { PrismaPg } = require("@prisma/adapter-pg") as { PrismaPg: typeof PrismaPgAdapter };
@@ -298,8 +299,8 @@ function pgClient(
         wrapTransaction: serializeStatements,
         onTransaction: options.onTransaction,
         slot: options.slot,
-        // Statements marked GENERIC_PLAN_SQL run on one generic plan (plan-modes.ts); not through a pooler in transaction mode.
-        onConnect: keepsPreparedStatements(connectionString) ? async (adapter) => followPlanModes(pgPoolOf(adapter)) : undefined,
+        // Statements marked GENERIC_PLAN_SQL run on one generic plan (plan-modes.ts): on read pools, not through a pooler in transaction mode.
+        onConnect: options.readsOnly && keepsPreparedStatements(connectionString) ? async (adapter) => followPlanModes(pgPoolOf(adapter)) : undefined,
       },
     ),
   }) as unknown as Db;

@@ -15,8 +15,10 @@ import { GENERIC_PLAN_SQL } from "./prepared-statements";
  * it again. A server that refuses the setting (before PostgreSQL 12) is never asked again on that
  * connection; its statements keep PostgreSQL's own choice, which answers the same.
  *
- * Not for a pooler in transaction mode: a setting would stay on whichever server connection the
- * pooler lent, for its next client (client.ts applies this only where statements are prepared).
+ * Read pools only (client.ts): the writer's connections, the recording path's, are left as they
+ * come. Not through a pooler in transaction mode either: a setting would stay on whichever server
+ * connection the pooler lent, for its next client (client.ts applies this only where statements are
+ * prepared).
  */
 export function followPlanModes(pool: EventEmitter): void {
   pool.on("connect", (client: PgClientLike) => followPlanModesOnConnection(client));

@@ -1,4 +1,4 @@
-import { openReadDatabase } from "../../src/db/client";
+import { openDatabase, openReadDatabase } from "../../src/db/client";
 import { genericPlanSql, preparedSql, RUNS_BEFORE_NAMED } from "../../src/db/prepared-statements";
 import { createTestDatabaseUrl } from "../support/test-database";
 
@@ -68,6 +68,17 @@ describe("PostgreSQL: plan modes per statement", () => {
       expect(await modeOf(reader, genericPlanSql("postgres", MODE))).toBe("force_generic_plan");
       expect(await modeOf(reader, MODE)).toBe("auto");
     });
+  });
+
+  test("the writer's connections are left as they come: only read pools follow the marks", async () => {
+    const database = openDatabase(url);
+    try {
+      const rows = (await database.prisma.$queryRawUnsafe(genericPlanSql("postgres", "SELECT current_setting('plan_cache_mode') AS mode, $1::int AS n"), 1)) as { mode: string }[];
+      expect(rows[0].mode).toBe("auto");
+      expect(String((await database.readRows(genericPlanSql("postgres", MODE), [1])).rows[0][0])).toBe("force_generic_plan");
+    } finally {
+      await database.close();
+    }
   });
 
   test("through a pooler in transaction mode (pgbouncer=true) nothing is set: a setting would outlive the transaction", async () => {
