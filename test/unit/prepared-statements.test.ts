@@ -15,6 +15,18 @@ function fresh(): PreparedModule {
   return loaded!;
 }
 
+type RowReader = import("../../src/db/prepared-statements").RowReader;
+
+/** What a marking reader hands on for `SELECT 2` on PostgreSQL; on SQLite it must be the reader itself. */
+async function marksOf(marking: (reader: RowReader) => RowReader): Promise<string[]> {
+  const seen: string[] = [];
+  const reader = (provider: "sqlite" | "postgres"): RowReader => ({ provider, readRows: async (sql: string) => (seen.push(sql), { columnNames: [], rows: [] }) });
+  const sqlite = reader("sqlite");
+  expect(marking(sqlite)).toBe(sqlite);
+  await marking(reader("postgres")).readRows("SELECT 2", []);
+  return seen;
+}
+
 describe("prepared statements on PostgreSQL", () => {
   test("a statement not marked is never named, however often it runs", () => {
     const { preparedStatementName } = fresh();
@@ -51,12 +63,7 @@ describe("prepared statements on PostgreSQL", () => {
     const { preparedSql, preparedReader, PREPARED_SQL } = fresh();
     expect(preparedSql("sqlite", "SELECT 1")).toBe("SELECT 1");
     expect(preparedSql("postgres", "SELECT 1")).toBe(`${PREPARED_SQL}SELECT 1`);
-    const seen: string[] = [];
-    const reader = (provider: "sqlite" | "postgres") => ({ provider, readRows: async (sql: string) => (seen.push(sql), { columnNames: [], rows: [] }) });
-    const sqlite = reader("sqlite");
-    expect(preparedReader(sqlite)).toBe(sqlite);
-    await preparedReader(reader("postgres")).readRows("SELECT 2", []);
-    expect(seen).toEqual([`${PREPARED_SQL}SELECT 2`]);
+    expect(await marksOf(preparedReader)).toEqual([`${PREPARED_SQL}SELECT 2`]);
   });
 
   test("a text marked for one generic plan is a prepared text too (named the same way); only on PostgreSQL", async () => {
@@ -67,12 +74,7 @@ describe("prepared statements on PostgreSQL", () => {
     expect(marked.startsWith(PREPARED_SQL)).toBe(true);
     const names = Array.from({ length: RUNS_BEFORE_NAMED + 1 }, () => preparedStatementName(marked));
     expect(names[RUNS_BEFORE_NAMED]).toMatch(/^provgraph_[0-9a-f]{32}$/);
-    const seen: string[] = [];
-    const reader = (provider: "sqlite" | "postgres") => ({ provider, readRows: async (sql: string) => (seen.push(sql), { columnNames: [], rows: [] }) });
-    const sqlite = reader("sqlite");
-    expect(genericPlanReader(sqlite)).toBe(sqlite);
-    await genericPlanReader(reader("postgres")).readRows("SELECT 2", []);
-    expect(seen).toEqual([`${GENERIC_PLAN_SQL}SELECT 2`]);
+    expect(await marksOf(genericPlanReader)).toEqual([`${GENERIC_PLAN_SQL}SELECT 2`]);
   });
 
   test("a URL that goes through a pooler in transaction mode (pgbouncer=true) keeps no prepared statements", () => {
