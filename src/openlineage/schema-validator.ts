@@ -86,19 +86,45 @@ export class OpenLineageSchema {
     return { violation: { pointer: "", reason: `is both a ${kind} and a ${other}; an event has a run (RunEvent), a job without a run (JobEvent) or a dataset without a job or run (DatasetEvent)` }, warnings: [] };
   }
 
-  /** The validators report every error (allErrors): a `format` one outside STRICT_FORMATS is a warning, any other refuses. */
+  /** The validators report every error (allErrors): a `format` one outside STRICT_FORMATS is a warning (and so is an anyOf it alone failed), any other refuses. */
   private checkAs(kind: EventKind, copy: Record<string, unknown>): SchemaCheck {
     const validateKind = this.kinds[kind];
     if (validateKind(copy)) return { violation: null, warnings: [] };
     const errors = validateKind.errors ?? [];
-    const isWarning = (e: ErrorObject) => e.keyword === "format" && !STRICT_FORMATS.has(e.instancePath);
-    const refusing = errors.filter((e) => !isWarning(e));
+    const refusing = refusingErrors(errors);
     if (refusing.length > 0) return { violation: violationOf(refusing), warnings: [] };
     // Each place once, in the order found (a facet checked under two kinds of container reports once).
     const seen = new Set<string>();
-    const warnings = errors.flatMap((e) => (seen.has(e.instancePath) || !seen.add(e.instancePath) ? [] : [{ code: "FORMAT" as const, pointer: e.instancePath, reason: `must match format "${(e.params as { format: string }).format}"` }]));
+    const warnings = errors.filter(isFormatWarning).flatMap((e) => (seen.has(e.instancePath) || !seen.add(e.instancePath) ? [] : [{ code: "FORMAT" as const, pointer: e.instancePath, reason: `must match format "${(e.params as { format: string }).format}"` }]));
     return { violation: null, warnings };
   }
+}
+
+const isFormatWarning = (e: ErrorObject) => e.keyword === "format" && !STRICT_FORMATS.has(e.instancePath);
+
+/**
+ * The errors that refuse an event: all but the format warnings, and but an `anyOf` that failed only
+ * by them. The core schema checks every facet through an anyOf (`run.facets` is anyOf a map of
+ * RunFacets), so a facet's `_producer` or `_schemaURL` that is no URI fails that anyOf as well as its
+ * format; ajv reports both. An anyOf whose instance holds no error but format warnings (and anyOfs
+ * excused the same way) would pass without them: a branch fails only by a keyword ajv reports, and
+ * reports under the anyOf's own instance path.
+ */
+function refusingErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  const under = (e: ErrorObject, path: string) => e.instancePath === path || e.instancePath.startsWith(`${path}/`);
+  const excused = new Set<ErrorObject>();
+  // Nested anyOfs (a facet's own anyOf inside the facets' one) are excused innermost first.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const anyOf of errors) {
+      if (anyOf.keyword !== "anyOf" || excused.has(anyOf)) continue;
+      if (errors.every((e) => e === anyOf || !under(e, anyOf.instancePath) || isFormatWarning(e) || excused.has(e))) {
+        excused.add(anyOf);
+        changed = true;
+      }
+    }
+  }
+  return errors.filter((e) => !isFormatWarning(e) && !excused.has(e));
 }
 
 /** The validators the build wrote, if this is a build that has them. */

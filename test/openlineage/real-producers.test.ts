@@ -72,6 +72,45 @@ describe("OpenLineage events as real producers send them", () => {
     expect((await t.gql(EVENTS_OF_RUN, { runId: clean.run.runId })).data!.openLineageEvents.edges[0].node.warnings).toEqual([]);
   });
 
+  it("a facet's own _producer or _schemaURL that is no URI (a custom facet's relative \"#/definitions/…\") is a warning like any format, not a refusal", async () => {
+    const parentRunId = randomUUID();
+    const event = runEvent({
+      run: {
+        runId: randomUUID(),
+        facets: {
+          acme_run: { _producer: "acme-scheduler", _schemaURL: "#/definitions/AcmeRunFacet", attempt: 2 },
+          parent: { _producer: PRODUCER, _schemaURL: "ParentRunFacet.json", run: { runId: parentRunId }, job: { namespace: "airflow", name: "dag.task" } },
+        },
+      },
+      outputs: [dataset("tests", "facet-formats.out", { acme_quality: { _producer: "acme", _schemaURL: "https://acme.example/quality.json", score: 0.9 } })],
+    });
+    const answer = await postEvent(t, event);
+    expect(answer.status).toBe(201);
+    expect(sorted(answer.json.warnings)).toEqual(
+      sorted([
+        { code: "FORMAT", pointer: "/run/facets/acme_run/_producer", reason: 'must match format "uri"' },
+        { code: "FORMAT", pointer: "/run/facets/acme_run/_schemaURL", reason: 'must match format "uri"' },
+        { code: "FORMAT", pointer: "/run/facets/parent/_schemaURL", reason: 'must match format "uri"' },
+        { code: "FORMAT", pointer: "/outputs/0/facets/acme_quality/_producer", reason: 'must match format "uri"' },
+      ]),
+    );
+    const read = await t.gql(`query($runId: ID!) { execution(runId: $runId) { parent { id } } }`, { runId: event.run.runId });
+    expect(read.data!.execution.parent).toEqual({ id: `run_${parentRunId}` });
+
+    // The anyOf that checks facets still refuses what is wrong beyond a format, at the value that is.
+    const before = await tableCounts(t);
+    const cases: [Record<string, unknown>, string, string][] = [
+      [runEvent({ run: { runId: randomUUID(), facets: { acme_run: 42 } } }), "/run/facets/acme_run", "must be object"],
+      [runEvent({ run: { runId: randomUUID(), facets: { acme_run: { _producer: "acme", _schemaURL: 7 } } } }), "/run/facets/acme_run/_schemaURL", "must be string"],
+      [runEvent({ run: { runId: randomUUID(), facets: { parent: { _producer: PRODUCER, _schemaURL: "x", run: { runId: "nope" }, job: { namespace: "a", name: "b" } } } } }), "/run/facets/parent/run/runId", 'must match format "uuid"'],
+    ];
+    for (const [refused, pointer, reason] of cases) {
+      const res = await postEvent(t, refused);
+      expect([res.status, res.json.error]).toEqual([400, expect.objectContaining({ code: "INVALID_EVENT", pointer, reason })]);
+    }
+    expect(await tableCounts(t)).toEqual(before);
+  });
+
   it("structure and types stay strict, and so do the formats provgraph reads (eventTime, runIds): refused, nothing written", async () => {
     const before = await tableCounts(t);
     const cases: [Record<string, unknown>, string, string][] = [
