@@ -136,6 +136,10 @@ describe("search", () => {
 
   test("kinds narrows the search; each hit opens what it names", async () => {
     expect(await labels(t, "orders", { kinds: ["DATASET", "JOB"] })).toEqual(["WORD DATASET postgres://db:5432/shop.orders", "WORD JOB load_orders"]);
+    // An empty list narrows nothing, as leaving it out.
+    const every = await labels(t, "orders");
+    expect(every.length).toBeGreaterThan(2);
+    expect(await labels(t, "orders", { kinds: [] })).toEqual(every);
     const res = await t.gql(`{ search(query: "orders", kinds: [DATASET, JOB, PIPELINE]) { edges { node { kind id dataset { namespace name } artifact { dataset { name } } operation { name version } } } } }`);
     expect(res.data!.search.edges.map((e: any) => e.node)).toEqual([
       { kind: "DATASET", id: expect.stringMatching(/^art_/), dataset: { namespace: "postgres://db:5432", name: "shop.orders" }, artifact: { dataset: { name: "shop.orders" } }, operation: null },
