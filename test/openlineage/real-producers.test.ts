@@ -160,4 +160,4 @@ describe("OpenLineage events as real producers send them", () => {
   });
 });
 
-const sorted = (warnings: { pointer: string }[]) => [...warnings].sort((a, b) => a.pointer.localeCompare(b.pointer));
+const sorted = <T extends { pointer: string }>(warnings: T[]) => [...warnings].sort((a, b) => a.pointer.localeCompare(b.pointer));
