@@ -55,6 +55,34 @@ describe("search and redaction", () => {
     ]);
   });
 
+  test("autocomplete keeps the same rule: a guarded description is no suggestion for a token without the clearance", async () => {
+    const AUTOCOMPLETE = `query($q: String!) { autocomplete(prefix: $q, first: 50) { label matched { field text } } }`;
+    const suggested = async (token: string, q: string) => {
+      const res = await t.gqlAs(token, AUTOCOMPLETE, { q });
+      expect(res.errors).toBeUndefined();
+      return res.data!.autocomplete.map((h: any) => `${h.label} ${h.matched.field}`);
+    };
+    expect(await suggested(reader, "social sec")).toEqual([]);
+    expect(await suggested(cleared, "social sec")).toEqual(["postgres://crm/public.customers.ssn_hash DESCRIPTION"]);
+  });
+
+  test("a column that holds the tag by propagation (column lineage from a tagged one) guards its own description too", async () => {
+    const lineage = { fields: { ssn_key: { inputFields: [{ namespace: "postgres://crm", name: "public.customers", field: "ssn_hash", transformations: [{ type: "DIRECT", subtype: "TRANSFORMATION" }] }] } } };
+    const fields = [{ name: "ssn_key", type: "TEXT", description: "Join key derived from the national identifier" }];
+    await ingest(
+      t,
+      runEvent({
+        job: { namespace: "crm", name: "derive_keys" },
+        inputs: [dataset("postgres://crm", "public.customers")],
+        outputs: [dataset("postgres://crm", "public.customer_keys", { schema: { fields }, columnLineage: lineage })],
+      }),
+    );
+    const tags = await t.gql(`{ dataset(namespace: "postgres://crm", name: "public.customer_keys") { columns { field policyTags { tag } } } }`);
+    expect(tags.data!.dataset.columns).toEqual([{ field: "ssn_key", policyTags: [expect.objectContaining({ tag: "PII" })] }]);
+    expect(await hits(reader, "national identifier")).toEqual({ total: 0, hits: [] });
+    expect((await hits(cleared, "national identifier")).hits).toEqual(["WORD postgres://crm/public.customer_keys.ssn_key DESCRIPTION: Join key derived from the national identifier"]);
+  });
+
   test("a tag given after the description was indexed guards it from then on", async () => {
     expect((await hits(reader, "parcels")).hits).toHaveLength(1);
     await t.gql(`mutation { tagColumn(input: { column: { namespace: "postgres://crm", name: "public.customers", field: "ship_to" }, tag: "PII", reason: "home addresses" }) { created } }`);
