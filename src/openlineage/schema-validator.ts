@@ -113,12 +113,15 @@ const isFormatWarning = (e: ErrorObject) => e.keyword === "format" && !STRICT_FO
 function refusingErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   const under = (e: ErrorObject, path: string) => e.instancePath === path || e.instancePath.startsWith(`${path}/`);
   const excused = new Set<ErrorObject>();
-  // Nested anyOfs (a facet's own anyOf inside the facets' one) are excused innermost first.
+  // Nested anyOfs (a facet's own anyOf inside the facets' one) are excused innermost first. anyOfs on
+  // the same value do not hold each other back: what fails in any of their branches is reported under
+  // that value, so where only formats fail there, each of them would pass without them.
+  const blocks = (e: ErrorObject, anyOf: ErrorObject) => under(e, anyOf.instancePath) && !isFormatWarning(e) && !excused.has(e) && !(e.keyword === "anyOf" && e.instancePath === anyOf.instancePath);
   for (let changed = true; changed; ) {
     changed = false;
     for (const anyOf of errors) {
       if (anyOf.keyword !== "anyOf" || excused.has(anyOf)) continue;
-      if (errors.every((e) => e === anyOf || !under(e, anyOf.instancePath) || isFormatWarning(e) || excused.has(e))) {
+      if (!errors.some((e) => blocks(e, anyOf))) {
         excused.add(anyOf);
         changed = true;
       }

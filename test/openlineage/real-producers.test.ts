@@ -79,7 +79,14 @@ describe("OpenLineage events as real producers send them", () => {
         runId: randomUUID(),
         facets: {
           acme_run: { _producer: "acme-scheduler", _schemaURL: "#/definitions/AcmeRunFacet", attempt: 2 },
-          parent: { _producer: PRODUCER, _schemaURL: "ParentRunFacet.json", run: { runId: parentRunId }, job: { namespace: "airflow", name: "dag.task" } },
+          parent: {
+            _producer: PRODUCER,
+            _schemaURL: "ParentRunFacet.json",
+            run: { runId: parentRunId },
+            job: { namespace: "airflow", name: "dag.task" },
+            // A root run's facets forwarded in the parent facet: an anyOf inside the facets' anyOf.
+            root: { run: { runId: randomUUID(), facets: { acme_dag: { _producer: "acme-scheduler", _schemaURL: "#/definitions/AcmeDagFacet" } } }, job: { namespace: "airflow", name: "dag" } },
+          },
         },
       },
       outputs: [dataset("tests", "facet-formats.out", { acme_quality: { _producer: "acme", _schemaURL: "https://acme.example/quality.json", score: 0.9 } })],
@@ -91,6 +98,8 @@ describe("OpenLineage events as real producers send them", () => {
         { code: "FORMAT", pointer: "/run/facets/acme_run/_producer", reason: 'must match format "uri"' },
         { code: "FORMAT", pointer: "/run/facets/acme_run/_schemaURL", reason: 'must match format "uri"' },
         { code: "FORMAT", pointer: "/run/facets/parent/_schemaURL", reason: 'must match format "uri"' },
+        { code: "FORMAT", pointer: "/run/facets/parent/root/run/facets/acme_dag/_producer", reason: 'must match format "uri"' },
+        { code: "FORMAT", pointer: "/run/facets/parent/root/run/facets/acme_dag/_schemaURL", reason: 'must match format "uri"' },
         { code: "FORMAT", pointer: "/outputs/0/facets/acme_quality/_producer", reason: 'must match format "uri"' },
       ]),
     );
