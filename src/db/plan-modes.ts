@@ -12,8 +12,9 @@ import { GENERIC_PLAN_SQL } from "./prepared-statements";
  *
  * The change runs on the statement's connection, and the statement once it is done. A ROLLBACK (or
  * DISCARD, RESET) may undo a SET made inside its transaction: after one the connection's mode is
- * unknown, and the next statement that cares sets it again. A server that refuses the setting (before PostgreSQL 12) is never asked again on that
- * connection; its statements keep PostgreSQL's own choice, which answers the same.
+ * unknown, and the next statement that cares sets it again. A server that refuses the setting
+ * (before PostgreSQL 12) is never asked again on that connection; its statements keep PostgreSQL's
+ * own choice, which answers the same.
  *
  * Read pools only (client.ts): the writer's connections, the recording path's, are left as they
  * come. Not through a pooler in transaction mode either: a setting would stay on whichever server

@@ -103,8 +103,8 @@ export class OpenLineageSchema {
 const isFormatWarning = (e: ErrorObject) => e.keyword === "format" && !STRICT_FORMATS.has(e.instancePath);
 
 /**
- * The errors that refuse an event: all but the format warnings, and but an `anyOf` that failed only
- * by them. The core schema checks every facet through an anyOf (`run.facets` is anyOf a map of
+ * The errors that refuse an event: every error but the format warnings and the `anyOf`s that failed
+ * only by them. The core schema checks every facet through an anyOf (`run.facets` is anyOf a map of
  * RunFacets), so a facet's `_producer` or `_schemaURL` that is no URI fails that anyOf as well as its
  * format; ajv reports both. An anyOf whose instance holds no error but format warnings (and anyOfs
  * excused the same way) would pass without them: a branch fails only by a keyword ajv reports, and
@@ -116,7 +116,8 @@ function refusingErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   // Nested anyOfs (a facet's own anyOf inside the facets' one) are excused innermost first. anyOfs on
   // the same value do not hold each other back: what fails in any of their branches is reported under
   // that value, so where only formats fail there, each of them would pass without them.
-  const blocks = (e: ErrorObject, anyOf: ErrorObject) => under(e, anyOf.instancePath) && !isFormatWarning(e) && !excused.has(e) && !(e.keyword === "anyOf" && e.instancePath === anyOf.instancePath);
+  const sameValueAnyOf = (e: ErrorObject, anyOf: ErrorObject) => e.keyword === "anyOf" && e.instancePath === anyOf.instancePath;
+  const blocks = (e: ErrorObject, anyOf: ErrorObject) => under(e, anyOf.instancePath) && !isFormatWarning(e) && !excused.has(e) && !sameValueAnyOf(e, anyOf);
   for (let changed = true; changed; ) {
     changed = false;
     for (const anyOf of errors) {
