@@ -1,6 +1,7 @@
 import { builder } from "./builder";
 import { REQUEST_LIMITS } from "../limits/request-limits";
-import { InvalidArgumentError, NotFoundError } from "../services/errors";
+import { tooManyNodeIds } from "../limits/node-ids";
+import { NotFoundError } from "../services/errors";
 import type { ArtifactRecord, ExecutionRecord, OperationRecord } from "../services/records";
 import type { GraphQLContext } from "./context";
 import { nodeTypenameOf } from "./node-ids";
@@ -70,9 +71,9 @@ builder.queryFields((t) => ({
     description: `Several objects by id, in the order asked for (batched); at most ${REQUEST_LIMITS.maxNodeIds} ids (INVALID_ARGUMENT above).`,
     args: { ids: t.arg.idList({ required: true }) },
     resolve: (_root, args, context) => {
-      if (args.ids.length > REQUEST_LIMITS.maxNodeIds) {
-        throw new InvalidArgumentError("ids", `at most ${REQUEST_LIMITS.maxNodeIds} ids in one call, got ${args.ids.length}`);
-      }
+      // Refused before execution by the request limits (useNodeIdsLimit); here for a schema run without them.
+      const refusal = tooManyNodeIds(args.ids.length);
+      if (refusal) throw refusal;
       return args.ids.map((id) => loadNode("ids", String(id), context));
     },
   }),

@@ -220,9 +220,27 @@ describe("bad input: a documented code, never a server fault", () => {
       expect(res.data!.recordExecution.execution.params).toEqual(nestedJson(64));
     });
 
+    const artIds = (count: number) => Array.from({ length: count }, (_, i) => `art_${i.toString(16).padStart(40, "0")}`);
+
     test("nodes(ids) with more than 1,000 ids is INVALID_ARGUMENT", async () => {
-      const ids = Array.from({ length: 100_000 }, (_, i) => `art_${i.toString(16).padStart(40, "0")}`);
-      await expectRefused(request("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", { ids }), ["INVALID_ARGUMENT"], "ids: at most 1000 ids in one call, got 100000");
+      await expectRefused(request("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", { ids: artIds(100_000) }), ["INVALID_ARGUMENT"], "ids: at most 1000 ids in one call, got 100000");
+    });
+
+    test("nodes(ids) over 1,000 ids is refused by its count before any id is read, at each response key, as a field error", async () => {
+      // The 1,001st is no ID at all: read, it would be BAD_USER_INPUT; counted first, the list is refused as too long.
+      const ids = [...artIds(1_000), { not: "an id" }];
+      const query = "query($ids: [ID!]!) { a: nodes(ids: $ids) { id } ...F } fragment F on Query { b: nodes(ids: $ids) { id } }";
+      const { asJson, asGraphQLResponse } = await expectRefused(request(query, { ids }), ["INVALID_ARGUMENT", "INVALID_ARGUMENT"], "ids: at most 1000 ids in one call, got 1001");
+      const refused = (key: string, column: number) => ({ message: "ids: at most 1000 ids in one call, got 1001", locations: [{ line: 1, column }], path: [key], extensions: { code: "INVALID_ARGUMENT", field: "ids", reason: "at most 1000 ids in one call, got 1001" } });
+      for (const answer of [asJson, asGraphQLResponse]) expect(answer.json).toEqual({ data: null, errors: [refused("a", query.indexOf("a: nodes") + 1), refused("b", query.indexOf("b: nodes") + 1)] });
+      expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 200]);
+      // A list written in the document counts the same; a skipped field is not run, so not refused.
+      await expectRefused(request(`{ nodes(ids: ${JSON.stringify(artIds(1_001))}) { id } }`), ["INVALID_ARGUMENT"], "ids: at most 1000 ids in one call, got 1001");
+      const skipped = await send(request("query($ids: [ID!]!, $no: Boolean!, $one: ID!) { nodes(ids: $ids) @skip(if: $no) { id } n: node(id: $one) { id } }", { ids: artIds(5_000), no: true, one: root }));
+      expect(skipped.json).toEqual({ data: { n: { id: root } } });
+      // 1,000 is within the limit: each id answered (here: none exists, so each its NOT_FOUND).
+      const atLimit = await send(request("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", { ids: artIds(1_000) }));
+      expect(atLimit.json.errors!.map((e) => e.extensions?.code)).toEqual(Array(1_000).fill("NOT_FOUND"));
     });
 
     test("a body that is not JSON: a short BAD_REQUEST (never the body), 400 whatever is accepted", async () => {
