@@ -6,20 +6,20 @@ import type { Plugin } from "graphql-yoga";
 import { useDocumentShapeLimits } from "./document-shape";
 import { formatCount, limitError } from "./limit-error";
 import { mutationCountRule } from "./mutation-count";
-import { useNodeIdsLimit } from "./node-ids";
+import { useListArgumentLimits } from "./list-arguments";
 import { useQueryCostLimit } from "./query-cost";
 import { REQUEST_LIMITS } from "./request-limits";
 
 export { REQUEST_LIMITS } from "./request-limits";
 export { formatCount, type LimitCode, limitError } from "./limit-error";
-export { tooManyNodeIds } from "./node-ids";
+export { BOUNDED_LISTS, type BoundedList, tooManyNodeIds } from "./list-arguments";
 
 /**
  * Every request limit, as Yoga plugins in the order they apply: the document's length and bracket
  * nesting before parsing, its tokens while parsing, depth, aliases and mutation count as validation
- * rules, and the ids of nodes(ids) and its cost as it is about to run (when its variables are known). graphql-armor and
- * graphql-query-complexity do the generic counting; their refusals are re-issued with our codes and
- * messages (armor words every one of them as a "Syntax Error").
+ * rules, and the lengths of its list arguments and its cost as it is about to run (when its
+ * variables are known). graphql-armor and graphql-query-complexity do the generic counting; their
+ * refusals are re-issued with our codes and messages (armor words every one of them as a "Syntax Error").
  */
 export function useRequestLimits(): Plugin[] {
   const { maxTokens, maxDepth, maxAliases, maxCost, maxMutations } = REQUEST_LIMITS;
@@ -61,7 +61,7 @@ export function useRequestLimits(): Plugin[] {
       ],
     }),
     { onValidate: ({ addValidationRule }) => addValidationRule(mutationCountRule(maxMutations)) },
-    useNodeIdsLimit(),
+    useListArgumentLimits(),
     useQueryCostLimit(maxCost),
   ];
 }

@@ -28,6 +28,8 @@ export const REQUEST_LIMITS = {
   maxMutations: 20,
   /** Ids one nodes(ids) call may ask for. */
   maxNodeIds: 1_000,
+  /** Items of a filter list: search's and autocomplete's kinds, columnLineage's types, lineage's and provJson's artifactTypes. */
+  maxFilterItems: 1_000,
   /** Executions one recordExecutions call may carry. */
   maxBatchExecutions: 500,
   /** Objects and lists nested in a JSON argument (params, metadata, inputVersions). */

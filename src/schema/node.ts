@@ -1,6 +1,6 @@
 import { builder } from "./builder";
 import { REQUEST_LIMITS } from "../limits/request-limits";
-import { tooManyNodeIds } from "../limits/node-ids";
+import { tooManyNodeIds } from "../limits/list-arguments";
 import { NotFoundError } from "../services/errors";
 import type { ArtifactRecord, ExecutionRecord, OperationRecord } from "../services/records";
 import type { GraphQLContext } from "./context";
@@ -71,7 +71,7 @@ builder.queryFields((t) => ({
     description: `Several objects by id, in the order asked for (batched); at most ${REQUEST_LIMITS.maxNodeIds} ids (INVALID_ARGUMENT above).`,
     args: { ids: t.arg.idList({ required: true }) },
     resolve: (_root, args, context) => {
-      // Refused before execution by the request limits (useNodeIdsLimit); here for a schema run without them.
+      // Refused before execution by the request limits (useListArgumentLimits); here for a schema run without them.
       const refusal = tooManyNodeIds(args.ids.length);
       if (refusal) throw refusal;
       return args.ids.map((id) => loadNode("ids", String(id), context));

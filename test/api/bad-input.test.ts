@@ -1,5 +1,6 @@
-import { getIntrospectionQuery } from "graphql";
-import { REQUEST_LIMITS } from "../../src/limits";
+import { getIntrospectionQuery, getNullableType, isListType } from "graphql";
+import { BOUNDED_LISTS, REQUEST_LIMITS } from "../../src/limits";
+import { schema } from "../../src/schema";
 import { seedGraph } from "../support/lineage-graph";
 import { draft, registerOperation, tableCounts } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
@@ -241,6 +242,28 @@ describe("bad input: a documented code, never a server fault", () => {
       // 1,000 is within the limit: each id answered (here: none exists, so each its NOT_FOUND).
       const atLimit = await send(request("query($ids: [ID!]!) { nodes(ids: $ids) { id } }", { ids: artIds(1_000) }));
       expect(atLimit.json.errors!.map((e) => e.extensions?.code)).toEqual(Array(1_000).fill("NOT_FOUND"));
+    });
+
+    test("every list argument of a query field has a bound, counted before any item is read", async () => {
+      const lists = Object.values(schema.getQueryType()!.getFields()).flatMap((field) => field.args.filter((arg) => isListType(getNullableType(arg.type))).map((arg) => `${field.name}(${arg.name})`));
+      expect(lists.sort()).toEqual(Object.entries(BOUNDED_LISTS).map(([field, bounded]) => `${field}(${bounded.argument})`).sort());
+      // One over each bound, the last item of no fitting type: refused for its length, not for that item (BAD_USER_INPUT).
+      const { maxFilterItems } = REQUEST_LIMITS;
+      const over = [
+        ["query($r: [ID!]!) { lineageGraph(roots: $r) { nodes { id } } }", { r: [...artIds(100), {}] }, "roots: at most 100 roots, got 101"],
+        ['query($k: [SearchKind!]) { search(query: "sample", kinds: $k) { edges { cursor } } }', { k: [...Array(maxFilterItems).fill("ARTIFACT"), "NOPE"] }, `kinds: at most ${maxFilterItems} items, got ${maxFilterItems + 1}`],
+        ['query($k: [SearchKind!]) { autocomplete(prefix: "sa", kinds: $k) { kind } }', { k: [...Array(maxFilterItems).fill("ARTIFACT"), "NOPE"] }, `kinds: at most ${maxFilterItems} items, got ${maxFilterItems + 1}`],
+        ['query($y: [ColumnEdgeType!]) { columnLineage(namespace: "n", name: "d", field: "x", types: $y) { truncated } }', { y: [...Array(maxFilterItems).fill("DIRECT"), 7] }, `types: at most ${maxFilterItems} items, got ${maxFilterItems + 1}`],
+        ["query($a: ID!, $y: [String!]) { lineage(artifactId: $a, artifactTypes: $y) { truncated } }", { a: root, y: [...Array(maxFilterItems).fill("csv"), {}] }, `artifactTypes: at most ${maxFilterItems} items, got ${maxFilterItems + 1}`],
+        ["query($a: ID!, $y: [String!]) { provJson(artifactId: $a, artifactTypes: $y) }", { a: root, y: [...Array(maxFilterItems).fill("csv"), {}] }, `artifactTypes: at most ${maxFilterItems} items, got ${maxFilterItems + 1}`],
+      ] as const;
+      for (const [query, variables, message] of over) {
+        const { asJson } = await expectRefused(request(query, variables), ["INVALID_ARGUMENT"], message);
+        expect(asJson.json.data).toBeNull();
+      }
+      // At the bound, the list is read as before: one kind a thousand times is that kind.
+      const atBound = await send(request('query($k: [SearchKind!]) { search(query: "generate", kinds: $k) { edges { node { kind label } } } }', { k: Array(maxFilterItems).fill("JOB") }));
+      expect(atBound.json).toEqual({ data: { search: { edges: [{ node: { kind: "JOB", label: "generate" } }] } } });
     });
 
     test("a body that is not JSON: a short BAD_REQUEST (never the body), 400 whatever is accepted", async () => {

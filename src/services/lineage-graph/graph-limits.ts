@@ -25,6 +25,11 @@ export const PATH_SEARCH_BUDGET = 200_000;
 /** impact: the most nodes it walks (truncated beyond), and the deepest it goes when maxDepth is not given. */
 export const IMPACT_NODE_BUDGET = 100_000;
 
+/** INVALID_ARGUMENT (field `roots`) for more roots than one graph may start from; undefined within it. */
+export function tooManyGraphRoots(count: number): InvalidArgumentError | undefined {
+  return count > MAX_GRAPH_ROOTS ? new InvalidArgumentError("roots", `at most ${MAX_GRAPH_ROOTS} roots, got ${count}`) : undefined;
+}
+
 export function checkCount(field: string, value: number, max: number): void {
   if (!Number.isInteger(value) || value < 0 || value > max) throw new PageSizeError(field, value, max);
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, NotFoundError } from "../errors";
 import { columnsOfGraph, columnRootsGraph } from "./column-graph";
-import { checkCount, checkRange, GRAPH_WALK_BUDGET, MAX_GRAPH_DEPTH, MAX_GRAPH_NODES, MAX_GRAPH_ROOTS } from "./graph-limits";
+import { checkCount, checkRange, GRAPH_WALK_BUDGET, MAX_GRAPH_DEPTH, MAX_GRAPH_NODES, tooManyGraphRoots } from "./graph-limits";
 import { type GraphNodeRef, parseGraphNodeId } from "./graph-node-ids";
 import { graphEdgeId, type GraphDirection, type LineageGraphEdgeRecord, type LineageGraphNodeRecord, type LineageGraphRecord } from "./graph-records";
 import { layOutLineageGraph, markBackwardEdges } from "./lineage-graph-layout";
@@ -28,7 +28,8 @@ export interface LineageGraphArgs {
 /** Checks the arguments before anything is read: INVALID_ID, INVALID_ARGUMENT, PAGE_SIZE. */
 export function parseGraphArgs(args: LineageGraphArgs): GraphNodeRef[] {
   if (args.roots.length === 0) throw new InvalidArgumentError("roots", "give at least one node id");
-  if (args.roots.length > MAX_GRAPH_ROOTS) throw new InvalidArgumentError("roots", `at most ${MAX_GRAPH_ROOTS} roots, got ${args.roots.length}`);
+  const tooMany = tooManyGraphRoots(args.roots.length);
+  if (tooMany) throw tooMany;
   const roots = args.roots.map((id) => parseGraphNodeId("roots", id));
   checkRange("depth", args.depth, 0, MAX_GRAPH_DEPTH, "a whole number of hops");
   checkCount("first", args.first, MAX_GRAPH_NODES);
