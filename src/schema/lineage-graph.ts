@@ -1,6 +1,7 @@
 import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import type { ColumnView } from "../services/columns";
+import { groupBy } from "../services/grouping";
 import type { ArtifactId } from "../services/ids";
 import {
   DEFAULT_EXPAND_PAGE,
@@ -214,13 +215,12 @@ const nodeDetailsLoader = createContextCache(
   (ctx: GraphQLContext) =>
     new DataLoader<{ id: string; filters: LineageFilters }, LineageGraphNodeRecord | null, string>(
       async (keys) => {
-        const byFilters = new Map<string, { filters: LineageFilters; ids: string[] }>();
-        for (const key of keys) {
-          const k = JSON.stringify(key.filters);
-          byFilters.set(k, { filters: key.filters, ids: [...(byFilters.get(k)?.ids ?? []), key.id] });
-        }
+        // Grouped by pushing (appendTo): a page of every depth of a deep impact is tens of thousands of keys.
+        const byFilters = groupBy(keys, (key) => JSON.stringify(key.filters));
         const found = new Map<string, LineageGraphNodeRecord>();
-        for (const [k, group] of byFilters) for (const node of await ctx.services.lineageGraphs.nodeDetails(group.ids, group.filters)) found.set(`${k}\u0000${node.id}`, node);
+        for (const [k, group] of byFilters) {
+          for (const node of await ctx.services.lineageGraphs.nodeDetails(group.map((key) => key.id), group[0].filters)) found.set(`${k}\u0000${node.id}`, node);
+        }
         return keys.map((key) => found.get(`${JSON.stringify(key.filters)}\u0000${key.id}`) ?? null);
       },
       { cacheKeyFn: (key) => `${JSON.stringify(key.filters)}\u0000${key.id}` },
