@@ -9,7 +9,7 @@ import { columnEdgeConditions, edgeConditions, type LineageFilters, linkConditio
 import { compareIds } from "./neighbourhood";
 import { ARTIFACT_SIDES, neighboursOf, type NeighbourSide, RUN_SIDES } from "./neighbour-sql";
 import { readNodeDetails } from "./node-details";
-import { asText, type GraphReadContext, rowObjects, StatementParams } from "./read-client";
+import { asText, byOtherIndex, type GraphReadContext, rowObjects, StatementParams } from "./read-client";
 import { appendTo } from "../grouping";
 
 export interface ExpandArgs {
@@ -161,16 +161,6 @@ interface ReadEntries {
   coInputs: [string, string, string | null][];
   columnEdges: Map<string, { id: string; kind: "COLUMN_DIRECT" | "COLUMN_INDIRECT"; runId: string; subtype: string | null; masking: boolean }[]>;
 }
-
-/**
- * A column SQLite must not look rows up by. It plans without statistics and took the run's index for
- * the co-inputs: every edge and every input of the run for each of the artifact's edges — a run that
- * made 5,000 outputs from one input took 1.7 s to expand that input, 20,000 a minute. The group's
- * index is as bad when one set of inputs made many outputs (the group id digests the sources). By
- * the target (and by the co-input's own links) it is a few rows each. A unary + takes a column out of SQLite's index
- * choice; PostgreSQL, which has statistics, chooses well as it is (and has no unary + for text).
- */
-const byOtherIndex = (p: StatementParams, column: string) => (p.provider === "sqlite" ? `+${column}` : column);
 
 /** PostgreSQL compares text by its collation; ids page in code-unit order on both databases. */
 const collate = (provider: string) => (provider === "postgres" ? ` COLLATE "C"` : "");

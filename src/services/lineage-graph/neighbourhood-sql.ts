@@ -2,7 +2,7 @@ import type { DatabaseProvider } from "../../db/database-url";
 import type { Statement } from "../../db/sql-statement";
 import { edgeConditions, type LineageFilters, linkConditions } from "./lineage-filters";
 import { ARTIFACT_SIDES, neighbourPairs, nodeCounts } from "./neighbour-sql";
-import { StatementParams } from "./read-client";
+import { byOtherIndex, StatementParams } from "./read-client";
 import { UnionRows } from "./union-rows";
 
 /**
@@ -160,7 +160,7 @@ export function neighbourhoodStatement(provider: DatabaseProvider, o: Neighbourh
   // 1.05M-edge store, against 4 ms for the statement).
   sql += `, intodown(id, "sourceId") AS (SELECT e.id, e."sourceId" FROM downarts t JOIN "ProvenanceEdge" e ON e."targetId" = t.node WHERE 1 = 1${edgeConditions(p, f, "e")}`;
   sql += ` UNION SELECT e.id, e."sourceId" FROM downroots t JOIN "ProvenanceEdge" e ON e."targetId" = t.node WHERE e."groupId" IS NOT NULL${edgeConditions(p, f, "e")}`;
-  sql += ` AND EXISTS (SELECT 1 FROM "ProvenanceEdge" g WHERE g."targetId" = e."targetId" AND g."runId" = e."runId" AND g."groupId" = e."groupId"`;
+  sql += ` AND EXISTS (SELECT 1 FROM "ProvenanceEdge" g WHERE g."targetId" = e."targetId" AND ${byOtherIndex(p, `g."runId"`)} = e."runId" AND ${byOtherIndex(p, `g."groupId"`)} = e."groupId"`;
   sql += ` AND g."sourceId" IN (SELECT node FROM downfront)${edgeConditions(p, f, "g")}))`;
   sql += `, arts(node) AS (SELECT node FROM walked UNION SELECT "sourceId" FROM intodown)`;
   sql += `, edgeids(id) AS (SELECT id FROM intodown UNION SELECT e.id FROM arts t JOIN "ProvenanceEdge" e ON e."targetId" = t.node WHERE e."sourceId" IN (SELECT node FROM arts)${edgeConditions(p, f, "e")})`;
@@ -208,7 +208,7 @@ export function neighbourhoodStatement(provider: DatabaseProvider, o: Neighbourh
   for (const [end, direction] of [["sourceId", "CONSUMED"], ["targetId", "PRODUCED"]] as const) {
     sql += `${rows.select({ row: `'pair'`, a: `e."runId"`, b: `e."${end}"`, c: `'${direction}'` })} FROM runs r JOIN "ProvenanceEdge" e ON e."runId" = r.run`;
     sql += ` WHERE e."${end}" IN (SELECT node FROM arts)${direction === "CONSUMED" ? ` AND e.kind <> 'OUTPUT_TO_OUTPUT'` : ""}${edgeConditions(p, f, "e")}`;
-    sql += ` AND NOT EXISTS (SELECT 1 FROM "ExecutionArtifact" l WHERE l."runId" = e."runId" AND l.direction = '${direction}' AND l."artifactId" = e."${end}"${linkConditions(p, f, "l")})`;
+    sql += ` AND NOT EXISTS (SELECT 1 FROM "ExecutionArtifact" l WHERE ${byOtherIndex(p, `l."runId"`)} = e."runId" AND l.direction = '${direction}' AND l."artifactId" = e."${end}"${linkConditions(p, f, "l")})`;
   }
   return { sql, params: p.params };
 }

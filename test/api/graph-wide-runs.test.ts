@@ -4,16 +4,17 @@ import { seedRuns, type SeededRuns } from "../support/graph-seed";
 import { createTestApp, type TestApp } from "../support/test-app";
 
 /**
- * expand next to wide runs: `scatter` made 300 parts from one `source` (each part its own
+ * expand and lineageGraph next to wide runs: `scatter` made 300 parts from one `source` (each part its own
  * derivation, every one of them from {source}: one group id), and `join` made `joined` from all 300
  * parts together. Expanding `source` downstream, or a part downstream (the join and its 299 other
- * co-inputs), reads a few rows per edge, not the whole run per edge: on SQLite, which plans without
- * statistics, the co-inputs are looked up by their target and their own links, never by the run's
- * or the group's index (those made both expansions quadratic: a minute for 20,000 parts).
+ * co-inputs), or drawing 3 hops around a part, reads a few rows per edge, not the whole run per edge:
+ * on SQLite, which plans without statistics, the co-inputs are looked up by their target and the
+ * links by the artifact, never by the run's or the group's index (those made them quadratic: a
+ * minute to expand a part of 20,000, 11 s for its 3-hop graph).
  */
 const PARTS = 300;
 
-describe("expand next to wide runs", () => {
+describe("expand and lineageGraph next to wide runs", () => {
   let t: TestApp;
   let g: SeededRuns;
 
@@ -44,6 +45,33 @@ describe("expand next to wide runs", () => {
     const res = await expand(g.id("source"));
     expect(res.errors).toBeUndefined();
     expect(g.named(res.data!.expand)).toEqual({ nodes: [{ id: "scatter", depth: 1 }], edges: [{ kind: "USED", source: "source", target: "scatter" }] });
+  });
+
+  test("lineageGraph of a part, 3 hops both ways: what does not fit is counted, not drawn", async () => {
+    const res = await t.gql(`query($id: ID!) { lineageGraph(roots: [$id], direction: BOTH, depth: 3) { nodes { id hiddenUpstream hiddenDownstream } } }`, { id: g.id("part7") });
+    expect(res.errors).toBeUndefined();
+    // The join comes with its whole group of 300 inputs, more than the default 200 nodes: it stays a "+1" on the part,
+    // and the scatter run's 299 other outputs a "+299" on it.
+    expect(g.named(res.data!.lineageGraph.nodes)).toEqual([
+      { id: "part7", hiddenUpstream: 0, hiddenDownstream: 1 },
+      { id: "scatter", hiddenUpstream: 0, hiddenDownstream: PARTS - 1 },
+      { id: "source", hiddenUpstream: 0, hiddenDownstream: 0 },
+    ]);
+  });
+
+  test("SQLite: a 3-hop graph reads the co-inputs' edges by their target and the runs' links by the artifact, never by the run's index", async () => {
+    if (t.app.database.provider !== "sqlite") return expect(t.app.database.provider).toBe("postgres");
+    const statements: { sql: string; params: readonly unknown[] }[] = [];
+    const reader: GraphReadClient = { provider: "sqlite", readRows: (sql, params) => (statements.push({ sql, params }), t.app.database.readRows(sql, params)) };
+    await LINEAGE_GRAPH_READS.lineageGraph({ roots: [g.id("part7")], direction: "BOTH", depth: 3, first: 200, asOf: null, stepBoundaryOnly: false, columns: false, layout: false }, { reader });
+    const neighbourhood = statements.find((s) => s.sql.includes(`FROM "ProvenanceEdge" g WHERE`));
+    expect(neighbourhood).toBeDefined();
+    const plan = await t.app.database.readRows(`EXPLAIN QUERY PLAN ${neighbourhood!.sql}`, neighbourhood!.params);
+    const details = plan.rows.map((row) => String(row[plan.columnNames.indexOf("detail")]));
+    expect(details.filter((d) => /^SEARCH g /.test(d))).toEqual([expect.stringContaining("ProvenanceEdge_targetId_")]);
+    // A run's links are read by the run only for its own neighbour counts (its inputs, its outputs: one run
+    // each); whether a link stands behind each edge the runs recorded is asked of the edge's artifact.
+    expect(details.filter((d) => /^SEARCH l .*\(runId=\? AND direction=\?/.test(d))).toHaveLength(2);
   });
 
   test("SQLite: the co-inputs are read by their target and their own links, not by the run's or the group's index", async () => {
