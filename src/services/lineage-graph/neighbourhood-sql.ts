@@ -167,6 +167,11 @@ export function neighbourhoodStatement(provider: DatabaseProvider, o: Neighbourh
   sql += `, edges AS MATERIALIZED (SELECT e.id, e."sourceId", e."targetId", e."runId", e.kind, e."groupId" FROM edgeids i JOIN "ProvenanceEdge" e ON e.id = i.id)`;
   // The runs beside the frontier, the root runs, and the runs of those edges (one that derived an output from another).
   sql += `, runs(run) AS (SELECT run FROM adjup WHERE k <= ${o.runsPerArtifact + 1} UNION SELECT run FROM adjdown WHERE k <= ${o.runsPerArtifact + 1} UNION SELECT run FROM runroots UNION SELECT "runId" FROM edges)`;
+  // The runs' links to the artifacts shown, read once by the run: the 'link' rows, and what tells each edge
+  // those runs recorded whether a link stands behind it (asked per edge of the link table itself, SQLite read
+  // every link of a 20,000-input run for each edge; asked by the artifact, every run of a hub's for each).
+  sql += `, runlinks AS MATERIALIZED (SELECT l."runId" AS run, l."artifactId" AS artifact, l.direction, l.role FROM runs r JOIN "ExecutionArtifact" l ON l."runId" = r.run`;
+  sql += ` WHERE l."artifactId" IN (SELECT node FROM arts)${linkConditions(p, f, "l")})`;
   // Every node's neighbour counts (nodeCounts: grouped on PostgreSQL, a subquery per node on SQLite).
   const counts = nodeCounts(p, f, { from: "arts t", node: "t.node" }, { from: "runs t", node: "t.run" });
   sql += counts.tables;
@@ -202,13 +207,12 @@ export function neighbourhoodStatement(provider: DatabaseProvider, o: Neighbourh
     down: runCounts.down,
   });
   sql += ` FROM runs r LEFT JOIN "Execution" x ON x."runId" = r.run LEFT JOIN "Operation" o ON o.id = x."operationId"${runCounts.joins}`;
-  sql += `${rows.select({ row: `'link'`, a: `l."runId"`, b: `l."artifactId"`, c: "l.direction", d: "l.role" })} FROM runs r JOIN "ExecutionArtifact" l ON l."runId" = r.run`;
-  sql += ` WHERE l."artifactId" IN (SELECT node FROM arts)${linkConditions(p, f, "l")}`;
+  sql += `${rows.select({ row: `'link'`, a: "k.run", b: "k.artifact", c: "k.direction", d: "k.role" })} FROM runlinks k`;
   // The edges those runs recorded from or into these artifacts: used / produced even where no link says so.
   for (const [end, direction] of [["sourceId", "CONSUMED"], ["targetId", "PRODUCED"]] as const) {
     sql += `${rows.select({ row: `'pair'`, a: `e."runId"`, b: `e."${end}"`, c: `'${direction}'` })} FROM runs r JOIN "ProvenanceEdge" e ON e."runId" = r.run`;
     sql += ` WHERE e."${end}" IN (SELECT node FROM arts)${direction === "CONSUMED" ? ` AND e.kind <> 'OUTPUT_TO_OUTPUT'` : ""}${edgeConditions(p, f, "e")}`;
-    sql += ` AND NOT EXISTS (SELECT 1 FROM "ExecutionArtifact" l WHERE ${byOtherIndex(p, `l."runId"`)} = e."runId" AND l.direction = '${direction}' AND l."artifactId" = e."${end}"${linkConditions(p, f, "l")})`;
+    sql += ` AND NOT EXISTS (SELECT 1 FROM runlinks k WHERE k.run = e."runId" AND k.direction = '${direction}' AND k.artifact = e."${end}")`;
   }
   return { sql, params: p.params };
 }
