@@ -37,6 +37,8 @@ import { resolveKeysetConnection } from "./connection-page";
 import type { GraphQLContext } from "./context";
 import { ExecutionRef } from "./execution";
 import { PointObject } from "./graph";
+import { heavyRead } from "./heavy-read";
+import { listInTurns } from "./list-in-turns";
 import { ProvenanceEdgeKindEnum } from "./lineage";
 
 /**
@@ -204,6 +206,12 @@ const ImpactCountObject = builder.objectRef<ImpactCountRecord>("ImpactCount").im
   fields: (t) => ({ kind: t.field({ type: ImpactKindEnum, resolve: (c) => c.kind }), count: t.exposeInt("count") }),
 });
 
+/**
+ * Depths of an impact completed in one turn of the event loop: each may page its nodes, and a chain
+ * thousands of hops long has as many depths (6,000 held the event loop 200 ms in one go).
+ */
+const DEPTHS_PER_TURN = 200;
+
 /** An impact depth carries the filters its nodes' counts are read with. */
 interface ImpactDepthView {
   depth: ImpactDepthRecord;
@@ -219,7 +227,7 @@ const nodeDetailsLoader = createContextCache(
         const byFilters = groupBy(keys, (key) => JSON.stringify(key.filters));
         const found = new Map<string, LineageGraphNodeRecord>();
         for (const [k, group] of byFilters) {
-          for (const node of await ctx.services.lineageGraphs.nodeDetails(group.map((key) => key.id), group[0].filters)) found.set(`${k}\u0000${node.id}`, node);
+          for (const node of await heavyRead(ctx, "graphNodeDetails", { ids: group.map((key) => key.id), filters: group[0].filters })) found.set(`${k}\u0000${node.id}`, node);
         }
         return keys.map((key) => found.get(`${JSON.stringify(key.filters)}\u0000${key.id}`) ?? null);
       },
@@ -259,7 +267,7 @@ const ImpactObject = builder.objectRef<{ impact: ImpactRecord; filters: LineageF
     root: t.id({ resolve: (view) => view.impact.root }),
     direction: t.field({ type: GraphDirectionEnum, resolve: (view) => view.impact.direction }),
     totals: t.field({ type: [ImpactCountObject], resolve: (view) => view.impact.totals }),
-    byDepth: t.field({ type: [ImpactDepthObject], description: "Nearest first (upstream depths, negative, before downstream ones).", resolve: (view) => view.impact.byDepth.map((depth) => ({ depth, filters: view.filters })) }),
+    byDepth: t.field({ type: [ImpactDepthObject], description: "Nearest first (upstream depths, negative, before downstream ones).", resolve: (view) => listInTurns(view.impact.byDepth.map((depth) => ({ depth, filters: view.filters })), DEPTHS_PER_TURN) }),
     truncated: t.boolean({ description: "The walk stopped at its budget: the counts are lower bounds.", resolve: (view) => view.impact.truncated }),
   }),
 });
@@ -284,16 +292,21 @@ builder.queryFields((t) => ({
       first: t.arg.int({ defaultValue: DEFAULT_GRAPH_NODES, description: `Most nodes besides the roots (nearest hops first, whole): default ${DEFAULT_GRAPH_NODES}, at most ${MAX_GRAPH_NODES} (above is PAGE_SIZE).` }),
     },
     resolve: (_root, args, ctx) =>
-      ctx.services.lineageGraphs.graph({
-        roots: args.roots.map(String),
-        direction: args.direction ?? "BOTH",
-        depth: args.depth ?? 1,
-        asOf: args.asOf ?? null,
-        stepBoundaryOnly: args.stepBoundaryOnly ?? false,
-        columns: args.columns ?? false,
-        layout: args.layout ?? false,
-        first: args.first ?? DEFAULT_GRAPH_NODES,
-      }),
+      heavyRead(
+        ctx,
+        "lineageGraph",
+        {
+          roots: args.roots.map(String),
+          direction: args.direction ?? "BOTH",
+          depth: args.depth ?? 1,
+          asOf: args.asOf ?? null,
+          stepBoundaryOnly: args.stepBoundaryOnly ?? false,
+          columns: args.columns ?? false,
+          layout: args.layout ?? false,
+          first: args.first ?? DEFAULT_GRAPH_NODES,
+        },
+        { shared: true },
+      ),
   }),
   expand: t.field({
     type: LineageGraphPageObject,
@@ -310,7 +323,7 @@ builder.queryFields((t) => ({
       columns: t.arg.boolean({ defaultValue: false, description: "Also the columns of the dataset versions on the page." }),
     },
     resolve: (_root, args, ctx) =>
-      ctx.services.lineageGraphs.expand({
+      heavyRead(ctx, "expand", {
         nodeId: String(args.nodeId),
         direction: args.direction,
         first: args.first ?? DEFAULT_EXPAND_PAGE,
@@ -318,7 +331,7 @@ builder.queryFields((t) => ({
         asOf: args.asOf ?? null,
         stepBoundaryOnly: args.stepBoundaryOnly ?? false,
         columns: args.columns ?? false,
-      }),
+      }, { shared: true }),
   }),
   lineagePath: t.field({
     type: LineagePathsObject,
@@ -334,14 +347,14 @@ builder.queryFields((t) => ({
       stepBoundaryOnly: t.arg.boolean({ defaultValue: false, description: STEP_BOUNDARY_ONLY }),
     },
     resolve: (_root, args, ctx) =>
-      ctx.services.lineageGraphs.paths({
+      heavyRead(ctx, "lineagePath", {
         from: String(args.from),
         to: String(args.to),
         maxPaths: args.maxPaths ?? DEFAULT_PATHS,
         maxDepth: args.maxDepth ?? DEFAULT_PATH_DEPTH,
         asOf: args.asOf ?? null,
         stepBoundaryOnly: args.stepBoundaryOnly ?? false,
-      }),
+      }, { shared: true }),
   }),
   impact: t.field({
     type: ImpactObject,
@@ -355,7 +368,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const filters = { asOf: args.asOf ?? null, stepBoundaryOnly: args.stepBoundaryOnly ?? false };
-      const impact = await ctx.services.lineageGraphs.impact({ id: String(args.id), direction: args.direction ?? "DOWNSTREAM", maxDepth: args.maxDepth ?? null, ...filters });
+      const impact = await heavyRead(ctx, "impact", { id: String(args.id), direction: args.direction ?? "DOWNSTREAM", maxDepth: args.maxDepth ?? null, ...filters }, { shared: true });
       return { impact, filters };
     },
   }),

@@ -13,7 +13,6 @@ import { type ColumnServices, createColumnServices } from "./columns";
 import { type ComplianceServices, createComplianceEngines, createComplianceServices, inheritedPolicyTags, type SigningKeys, settleUnitRunPurposes, settleUnitSubjects, type SubjectKeyRules } from "./compliance";
 import { createDiscovery, type Discovery, indexSearchableWrites } from "./discovery";
 import { createLineageServices, type LineageServices } from "./lineage";
-import { LineageGraphs } from "./lineage-graph";
 import { OperationReader } from "./operation-reader";
 import { createPrivacyEngines, createPrivacyServices, type PrivacyServices, privacyLedger, settleUnitReleases } from "./privacy";
 import { type CommitPath, ExecutionRecorder, GroupCommit, OperationRegistry, type RecordingObserver, runPropagatePlugins, type UnitFinisher } from "./recording";
@@ -40,7 +39,6 @@ export interface Services {
   columns: ColumnServices;
   graphViews: GraphViews;
   /** Lineage drawn for user interfaces: neighbourhood graphs, expansion, paths, impact. */
-  lineageGraphs: LineageGraphs;
   /** Live feeds of what the commit path commits (subscriptions). Start it before serving (Feeds.start). */
   feeds: Feeds;
   /** The store's invariants (integrityReport); rooms outside the core register theirs at start-up. */
@@ -118,7 +116,6 @@ export function createServices(
     lineage,
     columns,
     graphViews: new GraphViews(read),
-    lineageGraphs: new LineageGraphs(database),
     // Replays must see every committed event (a replica may lag): they read the primary.
     feeds: new Feeds(feedLog, commits, database.primaryReader, lineage.closures, feeds),
     compliance: createComplianceServices(engines, database, commits, columns, options.signingKeys),

@@ -1,7 +1,7 @@
 import { openReadDatabase } from "../../src/db/client";
 import { PREPARED_SQL, RUNS_BEFORE_NAMED } from "../../src/db/prepared-statements";
 import { createDiscovery } from "../../src/services/discovery";
-import { LineageGraphs } from "../../src/services/lineage-graph";
+import { LINEAGE_GRAPH_READS } from "../../src/services/lineage-graph";
 import { draft, generator, recordOk, registerOperation, transform } from "../support/recording";
 import { createTestApp, type TestApp } from "../support/test-app";
 import { createTestDatabaseUrl } from "../support/test-database";
@@ -65,7 +65,7 @@ describe("PostgreSQL: graph reads and search lanes run prepared", () => {
 
   test("lineageGraph: its statements are prepared from their third run, and draw the same graph", async () => {
     const graph = (reader: ReturnType<typeof openReadDatabase>) =>
-      new LineageGraphs(reader).graph({ roots: [joined], direction: "BOTH", depth: 2, asOf: null, stepBoundaryOnly: false, columns: false, layout: false, first: 100 });
+      LINEAGE_GRAPH_READS.lineageGraph({ roots: [joined], direction: "BOTH", depth: 2, asOf: null, stepBoundaryOnly: false, columns: false, layout: false, first: 100 }, { reader });
     const { first, beforeNamed, after } = await askTen(url, graph);
     expect(first.nodes.length).toBe(4);
     expect(beforeNamed).toEqual([]);
@@ -76,7 +76,7 @@ describe("PostgreSQL: graph reads and search lanes run prepared", () => {
     const pooled = new URL(url);
     pooled.searchParams.set("pgbouncer", "true");
     const graph = (reader: ReturnType<typeof openReadDatabase>) =>
-      new LineageGraphs(reader).graph({ roots: [joined], direction: "BOTH", depth: 2, asOf: null, stepBoundaryOnly: false, columns: false, layout: false, first: 100 });
+      LINEAGE_GRAPH_READS.lineageGraph({ roots: [joined], direction: "BOTH", depth: 2, asOf: null, stepBoundaryOnly: false, columns: false, layout: false, first: 100 }, { reader });
     const { first, after } = await askTen(pooled.toString(), graph);
     expect(first.nodes.length).toBe(4);
     expect(after).toEqual([]);

@@ -159,6 +159,7 @@ describe(`no request stalls the server (a server process, a ${OUTPUTS.toLocaleSt
   });
 
   let joinId: string;
+  let partIds: string[];
   let evidenceText: string;
 
   test(`the store: a ${OUTPUTS.toLocaleString("en-US")}-output run, then a run joining them`, async () => {
@@ -176,6 +177,7 @@ describe(`no request stalls the server (a server process, a ${OUTPUTS.toLocaleSt
     );
     const parts: string[] = scattered.json.data.recordExecution.execution.outputs.map((o: any) => o.artifact.id);
     expect(parts).toHaveLength(OUTPUTS);
+    partIds = parts;
     const joined = await measure(
       `recordExecution joining ${OUTPUTS.toLocaleString("en-US")} inputs`,
       (attempt) => gql(record, { input: { operation: "join", operationVersion: "1", pipeline: pipelineOf(attempt), step: 2, pins, inputs: [{ role: "parts", artifactIds: parts }], outputs: [{ role: "joined", artifacts: [draft("joined.csv")] }], lineage: [{ output: "joined.csv", sources: parts }] } }),
@@ -203,6 +205,21 @@ describe(`no request stalls the server (a server process, a ${OUTPUTS.toLocaleSt
     await measure("provJson(join)", () => gql(`query($id: ID!) { provJson(artifactId: $id) }`, { id: joinId }), outcome);
     await measure("lineage(join) { nodeIds }", () => gql(`query($id: ID!) { lineage(artifactId: $id) { nodeIds } }`, { id: joinId }), outcome);
   }, 900_000);
+
+  test("the graph API at its bounds, beside the 20,000-output run and the join", async () => {
+    const part = partIds[0];
+    const answered = (answer: Answer) => expect([answer.status, answer.json.errors]).toEqual([200, undefined]);
+    // Of the default size, yet beside the join's 20,000-input group, which it reads to decide how much of it to draw.
+    answered(await measure("lineageGraph(part, BOTH, depth 3)", () => gql(`query($id: ID!) { lineageGraph(roots: [$id], direction: BOTH, depth: 3) { nodes { id } edges { id } } }`, { id: part }), outcome));
+    answered(await measure("lineageGraph(part, BOTH, depth 10, first 5,000)", () => gql(`query($id: ID!) { lineageGraph(roots: [$id], direction: BOTH, depth: 10, first: 5000) { nodes { id hiddenUpstream hiddenDownstream } edges { id kind } } }`, { id: part }), outcome));
+    answered(await measure("lineageGraph(join, UPSTREAM, depth 2, first 5,000, layout)", () => gql(`query($id: ID!) { lineageGraph(roots: [$id], direction: UPSTREAM, depth: 2, first: 5000, layout: true) { nodes { id x y } edges { id } } }`, { id: joinId }), outcome));
+    // The join run and the 19,999 other parts it used with this one: a co-input group comes whole.
+    const expanded = await measure("expand(part, DOWNSTREAM): the join, 19,999 co-inputs", () => gql(`query($id: ID!) { expand(nodeId: $id, direction: DOWNSTREAM, first: 500) { nodes { id } edges { kind } } }`, { id: part }), outcome);
+    answered(expanded);
+    expect(expanded.json.data.expand.nodes.length).toBeGreaterThanOrEqual(OUTPUTS);
+    answered(await measure("impact(join, UPSTREAM), each depth's first 500 nodes", () => gql(`query($id: ID!) { impact(id: $id, direction: UPSTREAM) { totals { kind count } byDepth { depth nodes(first: 500) { edges { node { id } } } } } }`, { id: joinId }), outcome));
+    answered(await measure("lineagePath(part, join)", () => gql(`query($a: ID!, $b: ID!) { lineagePath(from: $a, to: $b, maxPaths: 100) { paths { length } } }`, { a: part, b: joinId }), outcome));
+  }, 600_000);
 
   test("deep and large bodies on /graphql, graphql-ws and the OpenLineage routes", async () => {
     const deep = (depth: number) => Buffer.concat([Buffer.from('{"query":"{__typename}","variables":{"a":'), Buffer.alloc(depth, "["), Buffer.alloc(depth, "]"), Buffer.from("}}")]);

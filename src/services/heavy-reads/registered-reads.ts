@@ -3,6 +3,7 @@ import { columnReads } from "../columns";
 import { evidenceReads } from "../compliance";
 import { graphViewReads } from "../graph-views/heavy-reads";
 import { lineageReads } from "../lineage";
+import { lineageGraphReads } from "../lineage-graph";
 import type { HeavyReadJobs } from "./heavy-read-job";
 import { jsonTextReads } from "./json-text-reads";
 
@@ -13,6 +14,7 @@ import { jsonTextReads } from "./json-text-reads";
 export const HEAVY_READS = {
   ...graphViewReads,
   ...lineageReads,
+  ...lineageGraphReads,
   ...columnReads,
   ...jsonTextReads,
   // The run histories the app registers with the evidence reader in process (app.ts), for the same as-of answers.

@@ -2,7 +2,8 @@
 // artifacts, runs and columns that a client expands one node at a time, the derivation paths
 // between two nodes, and impact counts. Each computation is a pure async function of (arguments,
 // { reader }) over a read client with a plain result (LINEAGE_GRAPH_READS), so it runs in the
-// server's thread or in a worker of the heavy-read pool alike; LineageGraphs binds them to a reader.
+// server's thread or in a worker of the heavy-read pool alike; the API runs them in the pool
+// (lineageGraphReads).
 import { expandNode, type ExpandArgs, type ExpandPageRecord } from "./expand";
 import type { LineageGraphRecord } from "./graph-records";
 import { impactOf, type ImpactArgs, type ImpactRecord } from "./impact";
@@ -13,6 +14,7 @@ import { readNodeDetails } from "./node-details";
 import { preparedReader } from "../../db/prepared-statements";
 import type { GraphReadClient, GraphReadContext } from "./read-client";
 import type { LineageGraphNodeRecord } from "./graph-records";
+import type { HeavyReadContext, HeavyReadJobs } from "../heavy-reads";
 
 export * from "./graph-records";
 export { columnNodeId, type GraphNodeKind, type GraphNodeRef, parseGraphNodeId } from "./graph-node-ids";
@@ -46,27 +48,16 @@ export const LINEAGE_GRAPH_READS = {
   nodeDetails: prepared(nodeDetails),
 } as const;
 
-/** The same computations over one read client (the server's reader until the pool runs them). */
-export class LineageGraphs {
-  constructor(private readonly reader: GraphReadClient) {}
-
-  graph(args: LineageGraphArgs): Promise<LineageGraphRecord> {
-    return LINEAGE_GRAPH_READS.lineageGraph(args, { reader: this.reader });
-  }
-
-  expand(args: ExpandArgs): Promise<ExpandPageRecord> {
-    return LINEAGE_GRAPH_READS.expand(args, { reader: this.reader });
-  }
-
-  paths(args: LineagePathArgs): Promise<LineagePathsRecord> {
-    return LINEAGE_GRAPH_READS.lineagePath(args, { reader: this.reader });
-  }
-
-  impact(args: ImpactArgs): Promise<ImpactRecord> {
-    return LINEAGE_GRAPH_READS.impact(args, { reader: this.reader });
-  }
-
-  nodeDetails(ids: readonly string[], filters: LineageFilters): Promise<LineageGraphNodeRecord[]> {
-    return LINEAGE_GRAPH_READS.nodeDetails({ ids, filters }, { reader: this.reader });
-  }
-}
+/**
+ * The same computations as heavy reads (src/services/heavy-reads), which the API runs: in a worker of
+ * the pool, over the thread's read database, off the event loop. At their bounds they read and
+ * assemble for hundreds of ms (a 5,000-node graph, the impact of a 6,000-hop chain); one request
+ * doing that on the event loop held every other, /healthz included.
+ */
+export const lineageGraphReads = {
+  lineageGraph: (args: LineageGraphArgs, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.lineageGraph(args, { reader: ctx.database }),
+  expand: (args: ExpandArgs, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.expand(args, { reader: ctx.database }),
+  lineagePath: (args: LineagePathArgs, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.lineagePath(args, { reader: ctx.database }),
+  impact: (args: ImpactArgs, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.impact(args, { reader: ctx.database }),
+  graphNodeDetails: (args: { ids: readonly string[]; filters: LineageFilters }, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.nodeDetails(args, { reader: ctx.database }),
+} satisfies HeavyReadJobs;
