@@ -48,6 +48,12 @@ export const LINEAGE_GRAPH_READS = {
   nodeDetails: prepared(nodeDetails),
 } as const;
 
+/** A computation as a heavy read: over the thread's read database. */
+const onThreadDatabase =
+  <A, R>(read: (args: A, context: GraphReadContext) => Promise<R>) =>
+  (args: A, ctx: HeavyReadContext): Promise<R> =>
+    read(args, { reader: ctx.database });
+
 /**
  * The same computations as heavy reads (src/services/heavy-reads), which the API runs: in a worker of
  * the pool, over the thread's read database, off the event loop. At their bounds they read and
@@ -55,9 +61,9 @@ export const LINEAGE_GRAPH_READS = {
  * doing that on the event loop held every other, /healthz included.
  */
 export const lineageGraphReads = {
-  lineageGraph: (args: LineageGraphArgs, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.lineageGraph(args, { reader: ctx.database }),
-  expand: (args: ExpandArgs, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.expand(args, { reader: ctx.database }),
-  lineagePath: (args: LineagePathArgs, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.lineagePath(args, { reader: ctx.database }),
-  impact: (args: ImpactArgs, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.impact(args, { reader: ctx.database }),
-  graphNodeDetails: (args: { ids: readonly string[]; filters: LineageFilters }, ctx: HeavyReadContext) => LINEAGE_GRAPH_READS.nodeDetails(args, { reader: ctx.database }),
+  lineageGraph: onThreadDatabase(LINEAGE_GRAPH_READS.lineageGraph),
+  expand: onThreadDatabase(LINEAGE_GRAPH_READS.expand),
+  lineagePath: onThreadDatabase(LINEAGE_GRAPH_READS.lineagePath),
+  impact: onThreadDatabase(LINEAGE_GRAPH_READS.impact),
+  graphNodeDetails: onThreadDatabase(LINEAGE_GRAPH_READS.nodeDetails),
 } satisfies HeavyReadJobs;

@@ -59,11 +59,10 @@ export class StatementParams {
 
 /**
  * A column SQLite must not look rows up by, in a join where another index is far narrower. SQLite
- * plans without statistics and took a run's index to find one edge's co-inputs or links: every edge
- * and every link of the run for each row — beside a run of 20,000 outputs or inputs, expanding a node
- * took a minute and a 3-hop graph 11 s. A group's index is as bad when one set of inputs made many
- * outputs (the group id digests the sources). By the target, or by the artifact's own links, it is
- * a few rows each. A unary + takes a column out of SQLite's index choice; PostgreSQL, which has
+ * plans without statistics and took a run's index to find one edge's co-inputs or their links: every
+ * edge and every link of the run for each row — beside a run of 20,000 outputs or inputs, expanding
+ * a node took a minute. A group's index is as bad when one set of inputs made many outputs (the group
+ * id digests the sources). By the target, or by the co-input's own links, it is a few rows each. A unary + takes a column out of SQLite's index choice; PostgreSQL, which has
  * statistics, chooses well as it is (and has no unary + for text).
  */
 export const byOtherIndex = (p: StatementParams, column: string): string => (p.provider === "sqlite" ? `+${column}` : column);
