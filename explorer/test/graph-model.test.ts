@@ -63,6 +63,14 @@ test("expanding a node's +3 adds its neighbours one lane beyond it, refreshes it
   expect(after.nodes.get("run_2")!.position!.x).toBeGreaterThan(after.nodes.get("art_b")!.position!.x);
 });
 
+test("expanding one side keeps the other side's +N as the graph on screen has it (the page counts that side all hidden)", () => {
+  const before = start();
+  const b = before.nodes.get("art_b")!;
+  // The page's own count of art_b: its producer run_1 is not on the page, so upstream it says +1.
+  const after = addPage(before, "DOWNSTREAM", page({ ...b, hiddenDownstream: 0, upstreamCount: 1, hiddenUpstream: 1 }, [node("run_2", 1)], [edge("art_b", "run_2")]));
+  expect([after.nodes.get("art_b")!.hiddenUpstream, after.nodes.get("art_b")!.hiddenDownstream]).toEqual([b.hiddenUpstream, 0]);
+});
+
 test("collapsing takes back what the expansion added (and what was expanded from it), and the +N returns", () => {
   let model = start();
   const b = model.nodes.get("art_b")!;

@@ -92,7 +92,10 @@ export function addPage(
     added.push(node.id);
   }
   for (const edge of page.edges) edges.set(edge.id, edge);
-  nodes.set(anchor.id, { ...anchor, ...page.node, lane: anchor.lane, position: anchor.position });
+  // The page counts the node's neighbours on the side it pages; the other side's it counts all hidden
+  // (none of them is on the page), so that side keeps what the graph on screen says.
+  const pagedSide = side === "UPSTREAM" ? { upstreamCount: page.node.upstreamCount, hiddenUpstream: page.node.hiddenUpstream } : { downstreamCount: page.node.downstreamCount, hiddenDownstream: page.node.hiddenDownstream };
+  nodes.set(anchor.id, { ...anchor, ...pagedSide });
   const previous = model.expansions.find((e) => e.nodeId === anchor.id && e.side === side);
   const expansion: Expansion = {
     nodeId: anchor.id,
