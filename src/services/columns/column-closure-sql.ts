@@ -2,7 +2,7 @@ import type { DatabaseProvider } from "../../db/database-url";
 import { jsonListSelect } from "../../db/json-list";
 import type { LineageDirection } from "../lineage";
 import type { ColumnEdgeType } from "./column-records";
-import type { Statement } from "../../db/sql-statement";
+import { placeholders, type Statement } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind a column closure, portable between SQLite and PostgreSQL in
@@ -59,11 +59,7 @@ export function columnClosureStatement(provider: DatabaseProvider, o: ColumnClos
   for (const [name, value] of [["depthBound", o.depthBound], ["budget", o.budget]] as const) {
     if (!Number.isSafeInteger(value) || value < 0) throw new Error(`columnClosureStatement: ${name} must be a non-negative integer, got ${value}`);
   }
-  const params: unknown[] = [];
-  const bind = (value: unknown): string => {
-    params.push(value);
-    return provider === "sqlite" ? "?" : `$${params.length}`;
-  };
+  const { params, bind } = placeholders(provider);
   const depth = o.mode === "depth";
   const upstream = o.direction === "UPSTREAM";
   const lateral = provider === "postgres";

@@ -1,5 +1,6 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import { jsonListSelect } from "../../db/json-list";
+import { placeholders } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind an erasure plan (seed "Erasure is a forward closure over the
@@ -14,11 +15,7 @@ import { jsonListSelect } from "../../db/json-list";
  */
 export function erasureClosureStatement(provider: DatabaseProvider, roots: readonly string[], budget: number): { sql: string; params: unknown[] } {
   if (!Number.isSafeInteger(budget) || budget < 1) throw new Error(`erasureClosureStatement: budget must be a positive integer, got ${budget}`);
-  const params: unknown[] = [];
-  const bind = (value: unknown): string => {
-    params.push(value);
-    return provider === "sqlite" ? "?" : `$${params.length}`;
-  };
+  const { params, bind } = placeholders(provider);
   // Every artifact holding the subject (any number): one JSON list.
   let sql = `WITH RECURSIVE walk(node) AS (SELECT a.id FROM "Artifact" a WHERE a.id IN (${jsonListSelect(provider, bind(JSON.stringify(roots)), roots.length)})`;
   if (provider === "sqlite") {

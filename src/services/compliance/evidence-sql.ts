@@ -1,5 +1,5 @@
 import type { DatabaseProvider } from "../../db/database-url";
-import type { Statement } from "../../db/sql-statement";
+import { placeholders, type Statement } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind an evidence package (seed "The evidence package"): the
@@ -67,11 +67,7 @@ const COLUMNS = Object.keys(COLUMN_TYPES) as Column[];
 
 export function evidenceStatement(provider: DatabaseProvider, o: EvidenceStatementOptions): Statement {
   if (!Number.isSafeInteger(o.budget) || o.budget < 1) throw new Error(`evidenceStatement: budget must be a positive integer, got ${o.budget}`);
-  const params: unknown[] = [];
-  const bind = (value: unknown): string => {
-    params.push(value);
-    return provider === "sqlite" ? "?" : `$${params.length}`;
-  };
+  const { params, bind } = placeholders(provider);
   const asOf = (alias: string) => (o.asOf ? ` AND ${alias}."createdAt" <= ${bind(o.asOf)}` : "");
   const intoColumn = (e: string, w: string) => `${e}."targetId" = ${w}.node AND (${e}."targetField" = ${w}.field OR ${e}."targetField" IS NULL)`;
   const opaque = (w: string) => `NOT EXISTS (SELECT 1 FROM "ColumnEdge" x WHERE ${intoColumn("x", w)}${asOf("x")})`;

@@ -1,6 +1,6 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import { jsonListSelect } from "../../db/json-list";
-import type { Statement } from "../../db/sql-statement";
+import { placeholders, type Statement } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind each hop set of a tag flow (docs: "Policy tags and how they
@@ -42,8 +42,6 @@ export type TagFlowSeeds =
   /** The holdings a previous statement's last hop reached. */
   | { frontier: number };
 
-type Bind = (value: unknown) => string;
-
 const WALK_COLUMNS = `"nodeKind", "artifactId", field, tag, "originId", depth`;
 /** 1 when the holding row `h` was reached through an opaque step (a boolean column on PostgreSQL, 0/1 on SQLite). */
 const opaqueOf = (h: string) => `CASE WHEN ${h}.opaque THEN 1 ELSE 0 END`;
@@ -65,11 +63,7 @@ export function tagFlowStatement(provider: DatabaseProvider, seeds: TagFlowSeeds
   for (const [name, value] of [["pass", pass], ["hops", hops]] as const) {
     if (!Number.isSafeInteger(value) || value < 1) throw new Error(`tagFlowStatement: ${name} must be a positive integer, got ${value}`);
   }
-  const params: unknown[] = [];
-  const bind: Bind = (value) => {
-    params.push(value);
-    return provider === "sqlite" ? "?" : `$${params.length}`;
-  };
+  const { params, bind } = placeholders(provider);
 
   let seed: string;
   if ("assignments" in seeds) {

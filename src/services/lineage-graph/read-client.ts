@@ -2,6 +2,7 @@ import type { DatabaseProvider } from "../../db/database-url";
 import type { RawRows } from "../../db/direct-statements";
 import { plannedLength } from "../../db/json-list";
 import { storedBoolean, storedTime } from "../../db/rows-by-id";
+import { type Bind, placeholders } from "../../db/sql-statement";
 
 /**
  * What the graph computations read through: one statement at a time on a read connection, its rows
@@ -25,13 +26,12 @@ export interface GraphReadContext {
  * On PostgreSQL each list tells the planner its length (plannedLength, src/db/json-list.ts).
  */
 export class StatementParams {
-  readonly params: unknown[] = [];
+  readonly params: unknown[];
+  /** Keeps a value and answers its placeholder (placeholders, src/db/sql-statement.ts). */
+  readonly bind: Bind;
 
-  constructor(readonly provider: DatabaseProvider) {}
-
-  bind(value: unknown): string {
-    this.params.push(value);
-    return this.provider === "sqlite" ? "?" : `$${this.params.length}`;
+  constructor(readonly provider: DatabaseProvider) {
+    ({ params: this.params, bind: this.bind } = placeholders(provider));
   }
 
   /** A table (for FROM) of two columns, `value` and `ord` (its 0-based place in the list). */

@@ -1,7 +1,7 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import { jsonListSelect } from "../../db/json-list";
 import type { LineageDirection } from "./lineage-records";
-import type { Statement } from "../../db/sql-statement";
+import { placeholders, type Statement } from "../../db/sql-statement";
 
 /**
  * The one recursive statement behind a closure (seed "Querying provenance": transitive walks run
@@ -97,12 +97,8 @@ export function closureStatement(provider: DatabaseProvider, o: ClosureStatement
   for (const [name, value] of [["depthBound", o.depthBound], ["first", o.first], ["budget", o.budget]] as const) {
     if (!Number.isSafeInteger(value) || value < 0) throw new Error(`closureStatement: ${name} must be a non-negative integer, got ${value}`);
   }
-  const params: unknown[] = [];
   // Placeholders are numbered as they are created, so the fragments are built in text order.
-  const bind = (value: unknown): string => {
-    params.push(value);
-    return provider === "sqlite" ? "?" : `$${params.length}`;
-  };
+  const { params, bind } = placeholders(provider);
   const upstream = o.direction === "UPSTREAM";
   const near = upstream ? `"targetId"` : `"sourceId"`;
   const far = upstream ? `"sourceId"` : `"targetId"`;

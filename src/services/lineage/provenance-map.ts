@@ -1,5 +1,6 @@
 import type { ReadDatabase } from "../../db/client";
 import { storedTime } from "../../db/rows-by-id";
+import { placeholders } from "../../db/sql-statement";
 import type { ArtifactId, RunId } from "../ids";
 import type { LineageDirection, ProvenanceEdgeKind, ProvenanceEdgeRecord } from "./lineage-records";
 import type { KeysetPage } from "../pagination";
@@ -39,12 +40,7 @@ export class ProvenanceMapReader {
   constructor(private readonly database: ReadDatabase) {}
 
   async page(direction: LineageDirection, page: KeysetPage<ArtifactId>, asOf: Date | null = null): Promise<ProvenanceMapEntry[]> {
-    const sqlite = this.database.provider === "sqlite";
-    const params: unknown[] = [];
-    const bind = (value: unknown) => {
-      params.push(value);
-      return sqlite ? "?" : `$${params.length}`;
-    };
+    const { params, bind } = placeholders(this.database.provider);
     const key = direction === "UPSTREAM" ? `"targetId"` : `"sourceId"`;
     const asOfFilter = (alias: string) => (asOf ? ` AND ${alias}."createdAt" <= ${bind(asOf)}` : "");
     let sql = `WITH keys AS (SELECT DISTINCT k.${key} AS artifact FROM "ProvenanceEdge" k WHERE 1 = 1`;

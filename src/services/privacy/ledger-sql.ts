@@ -1,5 +1,5 @@
 import type { DatabaseProvider } from "../../db/database-url";
-import type { Statement } from "../../db/sql-statement";
+import { placeholders, type Statement } from "../../db/sql-statement";
 
 /**
  * The statements of a debit (docs: "Differential-privacy budgets"), portable between SQLite and
@@ -15,11 +15,7 @@ import type { Statement } from "../../db/sql-statement";
  * rows they share and each reads what the one before it left; SQLite has one writer.
  */
 export function protectedDatasetsStatement(provider: DatabaseProvider, seeds: readonly { runId: string; artifactId: string }[]): Statement {
-  const params: unknown[] = [];
-  const bind = (value: unknown): string => {
-    params.push(value);
-    return provider === "sqlite" ? "?" : `$${params.length}`;
-  };
+  const { params, bind } = placeholders(provider);
   const values = seeds.length > 0 ? seeds.map((s) => `(${bind(s.runId)}, ${bind(s.artifactId)})`).join(", ") : `(${bind("")}, ${bind("")})`;
   let sql = `WITH RECURSIVE up(run, id) AS (SELECT v.column1, v.column2 FROM (VALUES ${values}) v`;
   sql +=
@@ -33,11 +29,7 @@ export function protectedDatasetsStatement(provider: DatabaseProvider, seeds: re
 }
 
 export function lockBudgetsStatement(provider: DatabaseProvider, datasets: readonly { namespace: string; name: string }[]): Statement {
-  const params: unknown[] = [];
-  const bind = (value: unknown): string => {
-    params.push(value);
-    return provider === "sqlite" ? "?" : `$${params.length}`;
-  };
+  const { params, bind } = placeholders(provider);
   const keys = datasets.map((d) => `(${bind(d.namespace)}, ${bind(d.name)})`).join(", ");
   // bounded: the datasets that declared a budget (one admin-declared row each) that one unit's releases reach
   const sql =
