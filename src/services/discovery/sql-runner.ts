@@ -1,7 +1,7 @@
 import type { DbTx } from "../../db/client";
 import type { DatabaseProvider } from "../../db/database-url";
 import { directStatementsOf } from "../../db/direct-statements";
-import { type Bind, placeholders } from "../../db/sql-statement";
+import { Placeholders } from "../../db/sql-statement";
 
 /** Statements in a transaction: straight to the driver when the commit path opened it, else through Prisma. Rows as arrays of values. */
 export interface SqlRunner {
@@ -20,13 +20,9 @@ export function sqlRunnerOf(tx: DbTx, provider: DatabaseProvider): SqlRunner {
   };
 }
 
-/** Placeholders in the style of the database: `?` on SQLite, `$n` on PostgreSQL (placeholders, src/db/sql-statement.ts). */
-export class Params {
-  readonly values: unknown[];
-  /** Keeps a value and answers its placeholder. */
-  readonly bind: Bind;
-
-  constructor(provider: DatabaseProvider) {
-    ({ params: this.values, bind: this.bind } = placeholders(provider));
+/** Placeholders in the style of the database (src/db/sql-statement.ts), their values read as `values` here. */
+export class Params extends Placeholders {
+  get values(): unknown[] {
+    return this.params;
   }
 }

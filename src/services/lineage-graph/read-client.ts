@@ -2,7 +2,7 @@ import type { DatabaseProvider } from "../../db/database-url";
 import type { RawRows } from "../../db/direct-statements";
 import { plannedLength } from "../../db/json-list";
 import { storedBoolean, storedTime } from "../../db/rows-by-id";
-import { type Bind, placeholders } from "../../db/sql-statement";
+import { Placeholders } from "../../db/sql-statement";
 
 /**
  * What the graph computations read through: one statement at a time on a read connection, its rows
@@ -25,15 +25,7 @@ export interface GraphReadContext {
  * table: `json_each` on SQLite, `json_array_elements_text` on PostgreSQL.
  * On PostgreSQL each list tells the planner its length (plannedLength, src/db/json-list.ts).
  */
-export class StatementParams {
-  readonly params: unknown[];
-  /** Keeps a value and answers its placeholder (placeholders, src/db/sql-statement.ts). */
-  readonly bind: Bind;
-
-  constructor(readonly provider: DatabaseProvider) {
-    ({ params: this.params, bind: this.bind } = placeholders(provider));
-  }
-
+export class StatementParams extends Placeholders {
   /** A table (for FROM) of two columns, `value` and `ord` (its 0-based place in the list). */
   indexedList(values: readonly string[]): string {
     const json = this.bind(JSON.stringify(values));
