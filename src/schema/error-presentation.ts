@@ -79,8 +79,11 @@ function presentRequestError(error: GraphQLError): GraphQLError {
   if (code === "BAD_REQUEST") {
     // Yoga attaches the JSON parser's message, which quotes the body: a 10 MB bad body would come back whole.
     delete extensions.originalError;
-    // GraphQL over HTTP: a body that is not JSON is a 400 whatever the Accept header.
-    extensions.http = { ...(extensions.http as object), spec: false, status: 400 };
+    // GraphQL over HTTP: a body that is not JSON is a 400 whatever the Accept header. A method the
+    // endpoint does not take keeps Yoga's 405 and its Allow header (a mutation by GET: the spec's MUST).
+    const http = extensions.http as { status?: unknown } | undefined;
+    const status = typeof http?.status === "number" && http.status > 400 ? http.status : 400;
+    extensions.http = { ...http, spec: false, status };
   } else if (code === undefined) {
     // Variables (and operation names) that do not fit the document, found before execution; a scalar
     // that refuses a value with a code of its own (JSON_TOO_DEEP) keeps it.

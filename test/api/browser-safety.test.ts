@@ -59,12 +59,22 @@ describe("browser safety in open mode", () => {
       expect(await storeCounts(t)).toEqual(before);
     });
 
-    test("GET never writes: a mutation by GET is refused (Yoga: 400 BAD_REQUEST, Allow: POST) even with the CSRF header", async () => {
+    test("GET never writes: a mutation by GET is refused (405 BAD_REQUEST, Allow: POST, as GraphQL over HTTP requires) even with the CSRF header", async () => {
       const before = await storeCounts(t);
       const answer = await send({ method: "GET", path: `/graphql?query=${encodeURIComponent(REGISTER)}`, headers: { "x-graphql-yoga-csrf": "1" } });
-      expect(answer.status).toBe(400);
+      expect(answer.status).toBe(405);
       expect(answer.headers.get("allow")).toBe("POST");
       expect(answer.json).toEqual({ errors: [{ message: "Can only perform a mutation operation from a POST request.", extensions: { code: "BAD_REQUEST" } }] });
+      expect(await storeCounts(t)).toEqual(before);
+    });
+
+    test("a method /graphql does not take is refused 405 with Allow: GET, POST, and runs nothing", async () => {
+      const before = await storeCounts(t);
+      for (const method of ["PUT", "PATCH", "DELETE"]) {
+        const answer = await send({ method, headers: { "content-type": "application/json", "x-graphql-yoga-csrf": "1" }, body: JSON.stringify({ query: REGISTER }) });
+        expect([method, answer.status, answer.headers.get("allow")]).toEqual([method, 405, "GET, POST"]);
+        expect(answer.json).toEqual({ errors: [{ message: "GraphQL only supports GET and POST requests.", extensions: { code: "BAD_REQUEST" } }] });
+      }
       expect(await storeCounts(t)).toEqual(before);
     });
 
