@@ -38,6 +38,9 @@ export function useBoundedGraphQLBodies(bounds: BodyBounds, rawJson?: RawJsonVar
       } else if (request.method === "POST" && isContentType(request, "application/graphql")) {
         // The body is the document itself (Yoga's own parser for it reads the body whole, unbounded).
         setRequestParser(async (r) => ({ query: textOf(await read(r, sizeOnly)) }));
+      } else if (request.method === "POST") {
+        // A body of another type, read by no parser: Yoga answers that 415 with no body at all.
+        setRequestParser(() => Promise.reject(unsupportedMediaType(request.headers.get("content-type"))));
       }
     },
   };
@@ -135,6 +138,16 @@ async function read(request: Request, bounds: BodyBounds): Promise<Buffer> {
 
 function tooDeep(limit: number, parameter?: string) {
   return limitError("JSON_TOO_DEEP", `The ${parameter ? `'${parameter}' parameter` : "body"} nests objects and arrays more than ${limit} levels deep; at most ${limit} are accepted.`, { limit });
+}
+
+/** The body types /graphql reads, as the 415 names them. */
+const READ_BODY_TYPES = ["application/json", "application/graphql+json", "application/graphql", "application/x-www-form-urlencoded"];
+
+function unsupportedMediaType(contentType: string | null) {
+  const got = contentType === null ? "no Content-Type" : `Content-Type '${contentType}'`;
+  return createGraphQLError(`/graphql reads POST bodies of the types ${READ_BODY_TYPES.join(", ")}; this one has ${got}`, {
+    extensions: { code: "UNSUPPORTED_MEDIA_TYPE", contentType, accepted: READ_BODY_TYPES, http: { spec: false, status: 415 } },
+  });
 }
 
 function badRequest(message: string) {

@@ -266,6 +266,26 @@ describe("bad input: a documented code, never a server fault", () => {
       expect(atBound.json).toEqual({ data: { search: { edges: [{ node: { kind: "JOB", label: "generate" } }] } } });
     });
 
+    test("a POST body of a type /graphql does not read: 415 UNSUPPORTED_MEDIA_TYPE naming it and the types it reads, nothing run", async () => {
+      const before = await tableCounts(t);
+      const mutation = JSON.stringify({ query: 'mutation { registerOperation(input: { name: "by-xml", version: "1", kind: CREATOR, inputs: [], outputs: [] }) { __typename } }' });
+      for (const [contentType, accept] of [["application/xml", "application/json"], ["text/plain", GRAPHQL_RESPONSE], ["application/json-seq", "application/json"]]) {
+        const response = await t.app.yoga.fetch("http://provgraph.test/graphql", { method: "POST", headers: { "content-type": contentType, accept, "x-graphql-yoga-csrf": "1" }, body: mutation });
+        const text = await response.text();
+        expect([contentType, response.status]).toEqual([contentType, 415]);
+        expect(JSON.parse(text)).toEqual({
+          errors: [
+            {
+              message: `/graphql reads POST bodies of the types application/json, application/graphql+json, application/graphql, application/x-www-form-urlencoded; this one has Content-Type '${contentType}'`,
+              extensions: { code: "UNSUPPORTED_MEDIA_TYPE", contentType, accepted: ["application/json", "application/graphql+json", "application/graphql", "application/x-www-form-urlencoded"] },
+            },
+          ],
+        });
+        expect(text).not.toMatch(STACK);
+      }
+      expect(await tableCounts(t)).toEqual(before);
+    });
+
     test("a body that is not JSON: a short BAD_REQUEST (never the body), 400 whatever is accepted", async () => {
       const body = `{"query": "${"x".repeat(1_000_000)}`;
       const { asJson, asGraphQLResponse } = await expectRefused(body, ["BAD_REQUEST"], "POST body sent invalid JSON.");
