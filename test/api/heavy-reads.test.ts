@@ -1,6 +1,7 @@
 import { gzipSync } from "node:zlib";
 import WebSocket from "ws";
 import { HeavyReads, RequestBudget } from "../../src/services/heavy-reads";
+import { LONG_LIST_ITEMS } from "../../src/services/heavy-reads/answer-pieces";
 import { draft } from "../support/recording";
 import { createTestApp, errorCodes, type TestApp } from "../support/test-app";
 
@@ -77,6 +78,20 @@ describe("heavy reads and bounded bodies", () => {
       expect(next.columns.length).toBe(5);
     } finally {
       await pool.close();
+    }
+  });
+
+  test("an answer with long lists comes from its thread in pieces, the same as read on the event loop: expand of a part, the join and its co-inputs", async () => {
+    const part = (await t.gql(`query($id: ID!) { lineage(artifactId: $id, direction: UPSTREAM, first: 1) { nodes { artifact { id } } } }`, { id: join })).data!.lineage.nodes[0].artifact.id;
+    const args = { nodeId: part, direction: "DOWNSTREAM" as const, first: 500, after: null, asOf: null, stepBoundaryOnly: false, columns: false };
+    const inThread = await t.app.services.heavyReads.run("expand", args);
+    // More nodes than a list sends whole (answer-pieces.ts: LONG_LIST_ITEMS): this answer crossed in pieces.
+    expect(inThread.nodes.length).toBeGreaterThan(LONG_LIST_ITEMS);
+    const onEventLoop = new HeavyReads({ ...t.app.services.heavyReads.options, threads: 0 }, t.app.database);
+    try {
+      expect(inThread).toEqual(await onEventLoop.run("expand", args));
+    } finally {
+      await onEventLoop.close();
     }
   });
 

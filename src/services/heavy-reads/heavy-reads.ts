@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Piscina } from "piscina";
 import type { ReadDatabase } from "../../db/client";
+import { type AnswerPieces, joinedAnswer } from "./answer-pieces";
 import { QueryTimeoutError, type ReportedError, revive } from "./errors";
 import type { HeavyReadThreadData } from "./heavy-read-thread";
 import { HEAVY_READS, type HeavyReadArgs, type HeavyReadName, type HeavyReadResult } from "./registered-reads";
@@ -104,7 +105,7 @@ export class HeavyReads {
       this.completed += 1;
     }
     this.local.countStatements(outcome.statements);
-    if (outcome.ok) return outcome.value as HeavyReadResult<N>;
+    if (outcome.ok) return (outcome.pieces ? await joinedAnswer(outcome.value as AnswerPieces) : outcome.value) as HeavyReadResult<N>;
     const error = this.pool ? revive(outcome.error as ReportedError) : outcome.error;
     if ((error as { code?: unknown }).code === "QUERY_TIMEOUT") this.timedOut += 1;
     throw error;

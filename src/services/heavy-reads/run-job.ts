@@ -16,8 +16,11 @@ export interface HeavyReadTask {
 /** The task a thread is started with: it opens its database and answers null. */
 export const WARM_UP: HeavyReadTask = { name: "", args: null, deadline: Number.POSITIVE_INFINITY, budgetMs: 0 };
 
-/** How a heavy read ended, and the statements it ran (added to the app's statement count). */
-export type HeavyReadOutcome = { ok: true; value: unknown; statements: number } | { ok: false; error: unknown; statements: number };
+/**
+ * How a heavy read ended, and the statements it ran (added to the app's statement count). From a
+ * thread, an answer with long lists comes in pieces (`pieces`: its value is AnswerPieces).
+ */
+export type HeavyReadOutcome = { ok: true; value: unknown; statements: number; pieces?: true } | { ok: false; error: unknown; statements: number };
 
 /** What a thread keeps across tasks: its database and the rooms' readers over it. */
 export interface HeavyReadRuntime {
