@@ -1,6 +1,7 @@
 import type { DefaultConnectionArguments } from "@pothos/plugin-relay";
 import { resolveCursorConnection } from "@pothos/plugin-relay";
-import { assertPageSize, decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, type KeysetPage, MAX_PAGE_SIZE } from "../services/pagination";
+import { assertPageSize, decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, type KeysetPage, MAX_COUNTED_LISTED, MAX_PAGE_SIZE } from "../services/pagination";
+import type { BuilderTypes } from "./builder";
 
 /**
  * Resolves a Relay connection over a keyset reader: checks `first`/`last` against the cap
@@ -34,3 +35,18 @@ export async function resolveKeysetConnection<Row, Key>(
   if (page.edges.length === 0) page.pageInfo = { ...page.pageInfo, startCursor: null, endCursor: null };
   return page;
 }
+
+/** A listing's page and, asked for only when `totalCount` is selected, how many it lists in all. */
+type CountedPage = { count: () => Promise<number | null> };
+export const counted = <Page extends object>(page: Page, count: () => Promise<number | null>): Page & CountedPage => ({ ...page, count });
+
+/** The connection's `totalCount`: one count of an index range, up to MAX_COUNTED_LISTED. */
+export const totalCount = {
+  fields: <Parent extends object>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Parent>) => ({
+    totalCount: t.int({
+      nullable: true,
+      description: `How many it lists in all (every page, this filter), counted up to ${MAX_COUNTED_LISTED.toLocaleString("en-US")}; null above.`,
+      resolve: (page) => (page as unknown as CountedPage).count(),
+    }),
+  }),
+};

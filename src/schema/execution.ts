@@ -8,7 +8,8 @@ import { isIdOfKind, type RunId } from "../services/ids";
 import { EXECUTION_STATUSES, type ExecutionLinkRecord, type ExecutionRecord, type LinkDirection, type ReplayPins } from "../services/records";
 import type { GraphQLContext } from "./context";
 import { ArtifactRef } from "./artifact";
-import { resolveKeysetConnection } from "./connection-page";
+import { MAX_COUNTED_LISTED } from "../services/pagination";
+import { counted, resolveKeysetConnection, totalCount } from "./connection-page";
 import { runIdArg, specIdArg } from "./id-args";
 import { OperationRef } from "./operation";
 import { listInTurns } from "./list-in-turns";
@@ -148,7 +149,7 @@ builder.queryFields((t) => ({
     description:
       "Executions, newest first: by when provgraph recorded them (`orderBy: RECORDED_AT`, the default) or by when they started (`STARTED_AT`). A cursor is a place in one order (after that execution): a RECORDED_AT cursor is the one these executions always had. `first`/`last` may be at most 500.",
     args: { filter: t.arg({ type: ExecutionFilterInput }), orderBy: t.arg({ type: ExecutionOrderEnum, defaultValue: "RECORDED_AT" }) },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       const f = args.filter;
       const filter: ExecutionFilter = {
         operation: f?.operation,
@@ -163,9 +164,10 @@ builder.queryFields((t) => ({
         startedBefore: f?.startedBefore,
       };
       const order = args.orderBy ?? "RECORDED_AT";
-      return resolveKeysetConnection<ExecutionRecord, ExecutionPosition>(args, executionCursor(order), (page) => ctx.services.executions.list(filter, page, order));
+      const page = await resolveKeysetConnection<ExecutionRecord, ExecutionPosition>(args, executionCursor(order), (p) => ctx.services.executions.list(filter, p, order));
+      return counted(page, () => ctx.services.executions.count(filter, MAX_COUNTED_LISTED));
     },
-  }),
+  }, totalCount),
   executionsBySpec: t.field({
     type: [ExecutionRef],
     description: "Every attempt of one request, oldest first: the cache lookup.",

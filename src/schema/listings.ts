@@ -3,7 +3,7 @@ import DataLoader from "dataloader";
 import type { DatasetListing, JobListing, LastRun, NamespaceListing, PipelineListing } from "../services/discovery";
 import { ArtifactRef, DatasetRefObject } from "./artifact";
 import { builder } from "./builder";
-import { resolveKeysetConnection } from "./connection-page";
+import { counted, resolveKeysetConnection, totalCount } from "./connection-page";
 import type { GraphQLContext } from "./context";
 import { ExecutionRef, ExecutionStatusEnum } from "./execution";
 import { OperationRef } from "./operation";
@@ -69,10 +69,13 @@ builder.queryFields((t) => ({
       type: NamespaceObject,
       description: "Namespaces of datasets and OpenLineage jobs, by name; `prefix` keeps those starting with it. `first`/`last` may be at most 500.",
       args: { prefix: t.arg.string() },
-      resolve: (_root, args, ctx) =>
-        resolveKeysetConnection<NamespaceListing, string>(args, { connection: "namespaces", keyOf: (n) => n.name, parseKey: (key) => key }, (page) => ctx.services.discovery.namespaces({ prefix: args.prefix }, page)),
+      resolve: async (_root, args, ctx) => {
+        const filter = { prefix: args.prefix };
+        const page = await resolveKeysetConnection<NamespaceListing, string>(args, { connection: "namespaces", keyOf: (n) => n.name, parseKey: (key) => key }, (p) => ctx.services.discovery.namespaces(filter, p));
+        return counted(page, () => ctx.services.discovery.listed.namespaces(filter));
+      },
     },
-    { name: "NamespaceConnection" },
+    { name: "NamespaceConnection", ...totalCount },
     { name: "NamespaceEdge" },
   ),
   datasets: t.connection(
@@ -81,11 +84,13 @@ builder.queryFields((t) => ({
       description: "The datasets of a namespace, by name (case of A–Z ignored); `prefix` keeps names starting with it. Each is the dataset across its versions (`version` null).",
       args: { namespace: t.arg.string({ required: true }), prefix: t.arg.string() },
       resolve: async (_root, args, ctx) => {
-        const page = await resolveKeysetConnection<DatasetListing, number>(args, entryCursor("datasets"), (p) => ctx.services.discovery.datasets({ namespace: args.namespace, prefix: args.prefix }, p));
-        return { ...page, edges: page.edges.map((e) => ({ cursor: e.cursor, node: { namespace: e.node.namespace, name: e.node.name, version: null } })) };
+        const filter = { namespace: args.namespace, prefix: args.prefix };
+        const page = await resolveKeysetConnection<DatasetListing, number>(args, entryCursor("datasets"), (p) => ctx.services.discovery.datasets(filter, p));
+        const edges = page.edges.map((e) => ({ cursor: e.cursor, node: { namespace: e.node.namespace, name: e.node.name, version: null } }));
+        return counted({ ...page, edges }, () => ctx.services.discovery.listed.datasets(filter));
       },
     },
-    { name: "DatasetConnection" },
+    { name: "DatasetConnection", ...totalCount },
     { name: "DatasetEdge" },
   ),
   jobs: t.connection(
@@ -93,9 +98,13 @@ builder.queryFields((t) => ({
       type: JobObject,
       description: "Registered operations and OpenLineage jobs, by name (case of A–Z ignored), with their latest run; `namespace` keeps an OpenLineage namespace's jobs, `prefix` names starting with it.",
       args: { namespace: t.arg.string(), prefix: t.arg.string() },
-      resolve: (_root, args, ctx) => resolveKeysetConnection<JobListing, number>(args, entryCursor("jobs"), (page) => ctx.services.discovery.jobs({ namespace: args.namespace, prefix: args.prefix }, page)),
+      resolve: async (_root, args, ctx) => {
+        const filter = { namespace: args.namespace, prefix: args.prefix };
+        const page = await resolveKeysetConnection<JobListing, number>(args, entryCursor("jobs"), (p) => ctx.services.discovery.jobs(filter, p));
+        return counted(page, () => ctx.services.discovery.listed.jobs(filter));
+      },
     },
-    { name: "JobConnection" },
+    { name: "JobConnection", ...totalCount },
     { name: "JobEdge" },
   ),
   pipelines: t.connection(
@@ -103,9 +112,13 @@ builder.queryFields((t) => ({
       type: PipelineObject,
       description: "Pipelines, by name (case of A–Z ignored), with their step count and latest run; `prefix` keeps names starting with it.",
       args: { prefix: t.arg.string() },
-      resolve: (_root, args, ctx) => resolveKeysetConnection<PipelineListing, number>(args, entryCursor("pipelines"), (page) => ctx.services.discovery.pipelines({ prefix: args.prefix }, page)),
+      resolve: async (_root, args, ctx) => {
+        const filter = { prefix: args.prefix };
+        const page = await resolveKeysetConnection<PipelineListing, number>(args, entryCursor("pipelines"), (p) => ctx.services.discovery.pipelines(filter, p));
+        return counted(page, () => ctx.services.discovery.listed.pipelines(filter));
+      },
     },
-    { name: "PipelineConnection" },
+    { name: "PipelineConnection", ...totalCount },
     { name: "PipelineEdge" },
   ),
   artifacts: t.connection(
@@ -115,11 +128,13 @@ builder.queryFields((t) => ({
         "Artifacts, newest first (by when provgraph recorded them): of a type (`artifactType`, as registered), with a name starting with `namePrefix` (case of A–Z ignored). Dataset versions are listed by `datasets` and `Dataset.versions`.",
       args: { artifactType: t.arg.string(), namePrefix: t.arg.string() },
       resolve: async (_root, args, ctx) => {
-        const page = await resolveKeysetConnection(args, entryCursor("artifacts"), (p) => ctx.services.discovery.artifacts({ artifactType: args.artifactType, namePrefix: args.namePrefix }, p));
-        return { ...page, edges: page.edges.map((e) => ({ cursor: e.cursor, node: e.node.artifactId as string })) };
+        const filter = { artifactType: args.artifactType, namePrefix: args.namePrefix };
+        const page = await resolveKeysetConnection(args, entryCursor("artifacts"), (p) => ctx.services.discovery.artifacts(filter, p));
+        const edges = page.edges.map((e) => ({ cursor: e.cursor, node: e.node.artifactId as string }));
+        return counted({ ...page, edges }, () => ctx.services.discovery.listed.artifacts(filter));
       },
     },
-    { name: "ArtifactConnection" },
+    { name: "ArtifactConnection", ...totalCount },
     { name: "ArtifactEdge" },
   ),
 }));

@@ -58,6 +58,22 @@ const EXECUTION_COLUMNS = [
   "parentRunId",
 ] as const satisfies readonly (keyof Execution)[];
 
+/** The conditions of a listing's filter (ANDed). */
+function filterConditions(filter: ExecutionFilter): Prisma.ExecutionWhereInput[] {
+  const where: Prisma.ExecutionWhereInput[] = [];
+  const names = [filter.operation, filter.job].filter((name): name is string => name != null);
+  for (const name of names) where.push({ operation: { name } });
+  if (filter.namespace != null) where.push({ operation: { version: jobOperationVersion(filter.namespace) } });
+  if (filter.status) where.push({ status: filter.status });
+  if (filter.specId) where.push({ specId: filter.specId });
+  if (filter.pipeline) where.push({ pipeline: filter.pipeline });
+  if (filter.recordedAfter) where.push({ recordedAt: { gte: filter.recordedAfter } });
+  if (filter.recordedBefore) where.push({ recordedAt: { lt: filter.recordedBefore } });
+  if (filter.startedAfter) where.push({ startedAt: { gte: filter.startedAfter } });
+  if (filter.startedBefore) where.push({ startedAt: { lt: filter.startedBefore } });
+  return where;
+}
+
 /** Reads executions and their artifact links, a batch of ids per statement. */
 export class ExecutionReader {
   constructor(
@@ -90,17 +106,7 @@ export class ExecutionReader {
    * InvalidCursorError.
    */
   async list(filter: ExecutionFilter, page: KeysetPage<ExecutionPosition>, order: ExecutionOrder = "RECORDED_AT"): Promise<ExecutionRecord[]> {
-    const where: Prisma.ExecutionWhereInput[] = [];
-    const names = [filter.operation, filter.job].filter((name): name is string => name != null);
-    for (const name of names) where.push({ operation: { name } });
-    if (filter.namespace != null) where.push({ operation: { version: jobOperationVersion(filter.namespace) } });
-    if (filter.status) where.push({ status: filter.status });
-    if (filter.specId) where.push({ specId: filter.specId });
-    if (filter.pipeline) where.push({ pipeline: filter.pipeline });
-    if (filter.recordedAfter) where.push({ recordedAt: { gte: filter.recordedAfter } });
-    if (filter.recordedBefore) where.push({ recordedAt: { lt: filter.recordedBefore } });
-    if (filter.startedAfter) where.push({ startedAt: { gte: filter.startedAfter } });
-    if (filter.startedBefore) where.push({ startedAt: { lt: filter.startedBefore } });
+    const where = filterConditions(filter);
     // Newest first: "after" a position means older.
     if (page.after) where.push(await this.beyond(page.after, order, "older"));
     if (page.before) where.push(await this.beyond(page.before, order, "newer"));
@@ -115,6 +121,13 @@ export class ExecutionReader {
       take: page.limit,
     });
     return rows.map(toExecutionRecord);
+  }
+
+  /** How many executions `list` lists with this filter, counted up to `cap` (at most cap + 1 rows read); null above. */
+  async count(filter: ExecutionFilter, cap: number): Promise<number | null> {
+    // bounded: one condition per filter field
+    const count = await this.db.execution.count({ where: { AND: filterConditions(filter) }, take: cap + 1 });
+    return count > cap ? null : count;
   }
 
   /** The executions listed after (older) or before (newer) a position. */

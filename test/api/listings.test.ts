@@ -125,9 +125,69 @@ describe("listings", () => {
     expect(errorCodes(await t.gql(`query($after: String) { executions(after: $after) { edges { cursor } } }`, { after: started }))).toEqual(["INVALID_CURSOR"]);
   });
 
+  test("totalCount: how many a listing lists in all under its filter, whatever the page asked for", async () => {
+    const listings: [string, string, string][] = [
+      ["namespaces", "", "name"],
+      ["namespaces", 'prefix: "pg://"', "name"],
+      ["datasets", 'namespace: "pg://db"', "name"],
+      ["datasets", 'namespace: "pg://db", prefix: "shop."', "name"],
+      ["datasets", 'namespace: "nowhere"', "name"],
+      ["jobs", "", "name"],
+      ["jobs", 'namespace: "airflow"', "name"],
+      ["pipelines", "", "name"],
+      ["artifacts", "", "id"],
+      ["artifacts", 'namePrefix: "c_"', "id"],
+      ["artifacts", 'artifactType: "parquet"', "id"],
+      ["executions", "", "runId"],
+      ["executions", 'filter: { namespace: "airflow" }', "runId"],
+      ["executions", 'orderBy: STARTED_AT, filter: { job: "load_orders", status: FAILED }', "runId"],
+      ["executions", 'filter: { startedAfter: "2026-03-02T00:00:00Z", startedBefore: "2026-03-04T00:00:00Z" }', "runId"],
+    ];
+    for (const [field, args, selection] of listings) {
+      const all = await pageAll(t, field, args, selection, 2);
+      for (const page of ["first: 1", "last: 1", "first: 500"]) {
+        const data: any = await query(t, `{ ${field}(${args}${args ? ", " : ""}${page}) { totalCount edges { cursor } } }`);
+        expect([field, args, page, data[field].totalCount]).toEqual([field, args, page, all.length]);
+      }
+    }
+    // Counted only when asked: a page without it runs no count.
+    const before = t.app.database.statementCount();
+    await query(t, `{ artifacts(first: 1) { edges { cursor } } }`);
+    const without = t.app.database.statementCount() - before;
+    const counted = t.app.database.statementCount();
+    await query(t, `{ artifacts(first: 1) { totalCount edges { cursor } } }`);
+    expect(t.app.database.statementCount() - counted).toBe(without + 1);
+  });
+
   test("bad arguments are typed errors", async () => {
     expect(errorCodes(await t.gql(`{ jobs(first: 501) { edges { cursor } } }`))).toEqual(["PAGE_SIZE"]);
     expect(errorCodes(await t.gql(`{ datasets(namespace: "pg://db", after: "bm9wZQ") { edges { cursor } } }`))).toEqual(["INVALID_CURSOR"]);
     expect(errorCodes(await t.gql(`query($after: String) { executions(after: $after) { edges { cursor } } }`, { after: encodeCursor("executions", "run_00000000-0000-4000-8000-000000000000") }))).toEqual(["INVALID_CURSOR"]);
+  });
+});
+
+describe("listings' totalCount past its cap", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await registerOperation(t, generator);
+    const names = Array.from({ length: 1_001 }, (_, i) => `many_${String(i).padStart(4, "0")}.csv`);
+    await recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: names.map(draft) }] });
+    // 1,001 OpenLineage runs of one job, started a second apart, in one batch.
+    const runs = Array.from({ length: 1_001 }, (_, i) => runEvent({ eventType: "START", eventTime: new Date(Date.UTC(2026, 3, 1, 0, 0, i)).toISOString(), job: { namespace: "many", name: "tick" } }));
+    const response = await t.app.yoga.fetch("http://provgraph.test/api/v1/lineage/batch", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(runs) });
+    expect([response.status, (await response.json()).stored]).toEqual([200, 1_001]);
+  }, 60_000);
+  afterAll(() => t.close());
+
+  test("counted up to 1,000, null above", async () => {
+    const count = async (namePrefix: string) => (await query(t, `query($p: String) { artifacts(namePrefix: $p, first: 1) { totalCount } }`, { p: namePrefix })).artifacts.totalCount;
+    expect(await count("many_")).toBeNull(); // 1,001
+    expect(await count("many_0")).toBe(1_000); // many_0000 … many_0999: at the cap, counted
+    expect(await count("MANY_1")).toBe(1); // many_1000
+    const executions = async (filter: string) => (await query(t, `{ executions(first: 1, filter: { ${filter} }) { totalCount } }`)).executions.totalCount;
+    expect(await executions(`namespace: "many"`)).toBeNull();
+    expect(await executions(`namespace: "many", startedBefore: "${new Date(Date.UTC(2026, 3, 1, 0, 0, 1_000)).toISOString()}"`)).toBe(1_000);
+    expect(await executions(`namespace: "many", status: COMPLETED`)).toBe(0);
   });
 });

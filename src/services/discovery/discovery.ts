@@ -1,7 +1,15 @@
-import type { KeysetPage } from "../pagination";
+import { type KeysetPage, MAX_COUNTED_LISTED } from "../pagination";
 import {
+  type ArtifactFilter,
   type ArtifactListing,
+  countArtifacts,
+  countDatasets,
+  countJobs,
+  countNamespaces,
+  countPipelines,
+  type DatasetFilter,
   type DatasetListing,
+  type JobFilter,
   type JobListing,
   type LastRun,
   lastRunsOfOperations,
@@ -12,6 +20,7 @@ import {
   listNamespaces,
   listPipelines,
   type NamespaceListing,
+  type PipelineFilter,
   type PipelineListing,
   runCounts,
   stepCounts,
@@ -31,10 +40,18 @@ export interface Discovery {
   /** How many hits a search has, up to MAX_COUNTED_HITS (null above). */
   count(request: Omit<SearchRequest, "first" | "after">): Promise<number | null>;
   namespaces(filter: { prefix?: string | null }, page: KeysetPage<string>): Promise<NamespaceListing[]>;
-  datasets(filter: { namespace: string; prefix?: string | null }, page: KeysetPage<number>): Promise<DatasetListing[]>;
-  jobs(filter: { namespace?: string | null; prefix?: string | null }, page: KeysetPage<number>): Promise<JobListing[]>;
-  pipelines(filter: { prefix?: string | null }, page: KeysetPage<number>): Promise<PipelineListing[]>;
-  artifacts(filter: { artifactType?: string | null; namePrefix?: string | null }, page: KeysetPage<number>): Promise<ArtifactListing[]>;
+  datasets(filter: DatasetFilter, page: KeysetPage<number>): Promise<DatasetListing[]>;
+  jobs(filter: JobFilter, page: KeysetPage<number>): Promise<JobListing[]>;
+  pipelines(filter: PipelineFilter, page: KeysetPage<number>): Promise<PipelineListing[]>;
+  artifacts(filter: ArtifactFilter, page: KeysetPage<number>): Promise<ArtifactListing[]>;
+  /** How many each listing takes with a filter, up to MAX_COUNTED_LISTED (null above). */
+  listed: {
+    namespaces(filter: { prefix?: string | null }): Promise<number | null>;
+    datasets(filter: DatasetFilter): Promise<number | null>;
+    jobs(filter: JobFilter): Promise<number | null>;
+    pipelines(filter: PipelineFilter): Promise<number | null>;
+    artifacts(filter: ArtifactFilter): Promise<number | null>;
+  };
   lastRunsOfOperations(operationIds: readonly string[]): Promise<(LastRun | null)[]>;
   lastRunsOfPipelines(pipelines: readonly string[]): Promise<(LastRun | null)[]>;
   runCounts(operationIds: readonly string[]): Promise<number[]>;
@@ -50,6 +67,13 @@ export function createDiscovery(reader: SearchReader): Discovery {
     jobs: (filter, page) => listJobs(reader, filter, page),
     pipelines: (filter, page) => listPipelines(reader, filter, page),
     artifacts: (filter, page) => listArtifacts(reader, filter, page),
+    listed: {
+      namespaces: (filter) => countNamespaces(reader, filter, MAX_COUNTED_LISTED),
+      datasets: (filter) => countDatasets(reader, filter, MAX_COUNTED_LISTED),
+      jobs: (filter) => countJobs(reader, filter, MAX_COUNTED_LISTED),
+      pipelines: (filter) => countPipelines(reader, filter, MAX_COUNTED_LISTED),
+      artifacts: (filter) => countArtifacts(reader, filter, MAX_COUNTED_LISTED),
+    },
     lastRunsOfOperations: (ids) => lastRunsOfOperations(reader, ids),
     lastRunsOfPipelines: (names) => lastRunsOfPipelines(reader, names),
     runCounts: (ids) => runCounts(reader, ids),

@@ -24,13 +24,33 @@ export interface NamespaceListing {
 /** Namespaces of datasets and OpenLineage jobs, by name (as stored: byte order); `prefix` as given. */
 export async function listNamespaces(reader: SearchReader, filter: { prefix?: string | null }, page: KeysetPage<string>): Promise<NamespaceListing[]> {
   const params = new Params(reader.provider);
-  const where: string[] = [];
-  if (filter.prefix) where.push(`"name" >= ${params.bind(filter.prefix)} AND "name" < ${params.bind(prefixUpperBound(filter.prefix))}`);
+  const where = namespacesWhere(params, filter);
   if (page.after !== undefined) where.push(`"name" > ${params.bind(page.after)}`);
   if (page.before !== undefined) where.push(`"name" < ${params.bind(page.before)}`);
   const sql = `SELECT "name", "datasets", "jobs" FROM "SearchNamespace"${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY "name" ${page.inverted ? "DESC" : "ASC"} LIMIT ${params.bind(page.limit)}`;
   const { rows } = await reader.readRows(sql, params.values);
   return rows.map(([name, datasets, jobs]) => ({ name: String(name), datasetCount: Number(datasets), jobCount: Number(jobs) }));
+}
+
+function namespacesWhere(params: Params, filter: { prefix?: string | null }): string[] {
+  return filter.prefix ? [`"name" >= ${params.bind(filter.prefix)} AND "name" < ${params.bind(prefixUpperBound(filter.prefix))}`] : [];
+}
+
+/** How many namespaces `listNamespaces` lists with this filter, counted up to `cap` (null above). */
+export async function countNamespaces(reader: SearchReader, filter: { prefix?: string | null }, cap: number): Promise<number | null> {
+  const params = new Params(reader.provider);
+  const where = namespacesWhere(params, filter);
+  return cappedCount(reader, params, `SELECT 1 FROM "SearchNamespace"${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`, cap);
+}
+
+/**
+ * How many rows a listing's statement (its filter, no page) gives, counted up to `cap`: a range of
+ * an index read to cap + 1 rows at most, whatever the store's size; null above the cap.
+ */
+async function cappedCount(reader: SearchReader, params: Params, listed: string, cap: number): Promise<number | null> {
+  const sql = `SELECT COUNT(*) FROM (${listed} LIMIT ${params.bind(cap + 1)}) listed`;
+  const count = Number((await reader.readRows(sql, params.values)).rows[0][0]);
+  return count > cap ? null : count;
 }
 
 export interface DatasetListing {
@@ -61,13 +81,30 @@ export interface ArtifactListing {
   artifactId: ArtifactId;
 }
 
-/** Entries of one kind by their folded label, starting with `labelPrefix` (folded), after/before an entry (its id), with a further condition. */
-async function entriesByLabel(reader: SearchReader, kind: string, labelPrefix: string, extra: (params: Params) => string, page: KeysetPage<number>): Promise<unknown[][]> {
-  const params = new Params(reader.provider);
+/** Which entries a listing by label takes: of one kind, the folded label starting with `labelPrefix` (folded), with a further condition. */
+interface LabelFilter {
+  kind: string;
+  labelPrefix: string;
+  extra: (params: Params) => string;
+}
+
+function labelWhere(params: Params, { kind, labelPrefix, extra }: LabelFilter): string {
   const folded = comparedText(labelPrefix);
   let where = `e."kind" = ${params.bind(kind)}`;
   if (folded.length > 0) where += ` AND e."labelFolded" >= ${params.bind(folded)} AND e."labelFolded" < ${params.bind(prefixUpperBound(folded))}`;
-  where += extra(params);
+  return where + extra(params);
+}
+
+/** How many entries a listing by label takes, counted up to `cap` (null above). */
+async function countByLabel(reader: SearchReader, filter: LabelFilter, cap: number): Promise<number | null> {
+  const params = new Params(reader.provider);
+  return cappedCount(reader, params, `SELECT 1 FROM "SearchEntry" e WHERE ${labelWhere(params, filter)}`, cap);
+}
+
+/** Entries of one kind by their folded label (LabelFilter), after/before an entry (its id). */
+async function entriesByLabel(reader: SearchReader, filter: LabelFilter, page: KeysetPage<number>): Promise<unknown[][]> {
+  const params = new Params(reader.provider);
+  let where = labelWhere(params, filter);
   const keyset = (id: number, op: string) => ` AND (e."labelFolded", e."id") ${op} (SELECT s."labelFolded", s."id" FROM "SearchEntry" s WHERE s."id" = ${params.bind(id)})`;
   if (page.after !== undefined) where += keyset(page.after, ">");
   if (page.before !== undefined) where += keyset(page.before, "<");
@@ -77,18 +114,32 @@ async function entriesByLabel(reader: SearchReader, kind: string, labelPrefix: s
 }
 
 /** The datasets of a namespace, by name; `prefix` filters names (case of A–Z ignored). */
-export async function listDatasets(reader: SearchReader, filter: { namespace: string; prefix?: string | null }, page: KeysetPage<number>): Promise<DatasetListing[]> {
-  // A dataset's label is `namespace/name`: the datasets of a namespace are one range of labels.
-  const rows = await entriesByLabel(reader, "DATASET", `${filter.namespace}/${filter.prefix ?? ""}`, (params) => ` AND e."namespace" = ${params.bind(filter.namespace)}`, page);
+export async function listDatasets(reader: SearchReader, filter: DatasetFilter, page: KeysetPage<number>): Promise<DatasetListing[]> {
+  const rows = await entriesByLabel(reader, datasetsByLabel(filter), page);
   return rows.flatMap(([id, key]) => {
     const dataset = parseDatasetKey(String(key));
     return dataset ? [{ entryId: Number(id), namespace: dataset.namespace, name: dataset.name }] : [];
   });
 }
 
+export type DatasetFilter = { namespace: string; prefix?: string | null };
+export type JobFilter = { namespace?: string | null; prefix?: string | null };
+export type PipelineFilter = { prefix?: string | null };
+export type ArtifactFilter = { artifactType?: string | null; namePrefix?: string | null };
+
+// A dataset's label is `namespace/name`: the datasets of a namespace are one range of labels.
+const datasetsByLabel = (filter: DatasetFilter): LabelFilter => ({ kind: "DATASET", labelPrefix: `${filter.namespace}/${filter.prefix ?? ""}`, extra: (params) => ` AND e."namespace" = ${params.bind(filter.namespace)}` });
+const jobsByLabel = (filter: JobFilter): LabelFilter => ({ kind: "JOB", labelPrefix: filter.prefix ?? "", extra: (params) => (filter.namespace != null ? ` AND e."namespace" = ${params.bind(filter.namespace)}` : "") });
+const pipelinesByLabel = (filter: PipelineFilter): LabelFilter => ({ kind: "PIPELINE", labelPrefix: filter.prefix ?? "", extra: () => "" });
+
+/** How many datasets, jobs, pipelines their listings take with this filter, counted up to `cap` (null above). */
+export const countDatasets = (reader: SearchReader, filter: DatasetFilter, cap: number) => countByLabel(reader, datasetsByLabel(filter), cap);
+export const countJobs = (reader: SearchReader, filter: JobFilter, cap: number) => countByLabel(reader, jobsByLabel(filter), cap);
+export const countPipelines = (reader: SearchReader, filter: PipelineFilter, cap: number) => countByLabel(reader, pipelinesByLabel(filter), cap);
+
 /** Registered operations and OpenLineage jobs, by name; `namespace` keeps the jobs of one OpenLineage namespace. */
-export async function listJobs(reader: SearchReader, filter: { namespace?: string | null; prefix?: string | null }, page: KeysetPage<number>): Promise<JobListing[]> {
-  const rows = await entriesByLabel(reader, "JOB", filter.prefix ?? "", (params) => (filter.namespace != null ? ` AND e."namespace" = ${params.bind(filter.namespace)}` : ""), page);
+export async function listJobs(reader: SearchReader, filter: JobFilter, page: KeysetPage<number>): Promise<JobListing[]> {
+  const rows = await entriesByLabel(reader, jobsByLabel(filter), page);
   return rows.map(([id, key, label, target, namespace]) => ({
     entryId: Number(id),
     operationId: String(key) as OperationId,
@@ -100,8 +151,8 @@ export async function listJobs(reader: SearchReader, filter: { namespace?: strin
 }
 
 /** Pipelines, by name. */
-export async function listPipelines(reader: SearchReader, filter: { prefix?: string | null }, page: KeysetPage<number>): Promise<PipelineListing[]> {
-  const rows = await entriesByLabel(reader, "PIPELINE", filter.prefix ?? "", () => "", page);
+export async function listPipelines(reader: SearchReader, filter: PipelineFilter, page: KeysetPage<number>): Promise<PipelineListing[]> {
+  const rows = await entriesByLabel(reader, pipelinesByLabel(filter), page);
   return rows.map(([id, key]) => ({ entryId: Number(id), name: String(key) }));
 }
 
@@ -109,18 +160,29 @@ export async function listPipelines(reader: SearchReader, filter: { prefix?: str
  * Artifacts newest first (by when provgraph recorded them), of a type (as given) and with a name
  * starting with `namePrefix` (case of A–Z ignored). Dataset versions are listed by their dataset.
  */
-export async function listArtifacts(reader: SearchReader, filter: { artifactType?: string | null; namePrefix?: string | null }, page: KeysetPage<number>): Promise<ArtifactListing[]> {
+export async function listArtifacts(reader: SearchReader, filter: ArtifactFilter, page: KeysetPage<number>): Promise<ArtifactListing[]> {
   const params = new Params(reader.provider);
-  const { low, high } = idRangeOf("ARTIFACT");
-  let where = `e."id" >= ${params.bind(low)} AND e."id" < ${params.bind(high)} AND e."kind" = 'ARTIFACT'`;
-  if (filter.artifactType != null) where += ` AND e."keywordsFolded" = ${params.bind(comparedText(filter.artifactType))} AND e."keywords" = ${params.bind(filter.artifactType)}`;
-  const folded = comparedText(filter.namePrefix ?? "");
-  if (folded.length > 0) where += ` AND e."labelFolded" >= ${params.bind(folded)} AND e."labelFolded" < ${params.bind(prefixUpperBound(folded))}`;
+  let where = artifactsWhere(params, filter);
   // A newer entry has a lower id: newest first is ascending ids.
   if (page.after !== undefined) where += ` AND e."id" > ${params.bind(page.after)}`;
   if (page.before !== undefined) where += ` AND e."id" < ${params.bind(page.before)}`;
   const sql = `SELECT e."id", e."key" FROM "SearchEntry" e WHERE ${where} ORDER BY e."id" ${page.inverted ? "DESC" : "ASC"} LIMIT ${params.bind(page.limit)}`;
   return (await reader.readRows(sql, params.values)).rows.map(([id, key]) => ({ entryId: Number(id), artifactId: String(key) as ArtifactId }));
+}
+
+function artifactsWhere(params: Params, filter: ArtifactFilter): string {
+  const { low, high } = idRangeOf("ARTIFACT");
+  let where = `e."id" >= ${params.bind(low)} AND e."id" < ${params.bind(high)} AND e."kind" = 'ARTIFACT'`;
+  if (filter.artifactType != null) where += ` AND e."keywordsFolded" = ${params.bind(comparedText(filter.artifactType))} AND e."keywords" = ${params.bind(filter.artifactType)}`;
+  const folded = comparedText(filter.namePrefix ?? "");
+  if (folded.length > 0) where += ` AND e."labelFolded" >= ${params.bind(folded)} AND e."labelFolded" < ${params.bind(prefixUpperBound(folded))}`;
+  return where;
+}
+
+/** How many artifacts `listArtifacts` lists with this filter, counted up to `cap` (null above). */
+export async function countArtifacts(reader: SearchReader, filter: ArtifactFilter, cap: number): Promise<number | null> {
+  const params = new Params(reader.provider);
+  return cappedCount(reader, params, `SELECT 1 FROM "SearchEntry" e WHERE ${artifactsWhere(params, filter)}`, cap);
 }
 
 /** A run as a listing shows it: its id and status. */
