@@ -154,8 +154,8 @@ function badRequest(message: string) {
   return createGraphQLError(message, { extensions: { code: "BAD_REQUEST", http: { spec: true, status: 400 } } });
 }
 
-/** Yoga's test: the first of a (malformed) list of types, with or without parameters. */
+/** Yoga's test — the first of a (malformed) list of types, with or without parameters — with case ignored, as media types are (RFC 9110). */
 function isContentType(request: Request, expected: string): boolean {
-  const contentType = request.headers.get("content-type")?.split(",")[0] ?? null;
+  const contentType = request.headers.get("content-type")?.split(",")[0].trim().toLowerCase() ?? null;
   return contentType === expected || !!contentType?.startsWith(`${expected};`);
 }

@@ -284,6 +284,9 @@ describe("bad input: a documented code, never a server fault", () => {
         expect(text).not.toMatch(STACK);
       }
       expect(await tableCounts(t)).toEqual(before);
+      // A media type's case is no part of it: APPLICATION/JSON is JSON.
+      const upper = await t.app.yoga.fetch("http://provgraph.test/graphql", { method: "POST", headers: { "content-type": "Application/JSON; Charset=UTF-8" }, body: JSON.stringify({ query: "{ __typename }" }) });
+      expect([upper.status, await upper.json()]).toEqual([200, { data: { __typename: "Query" } }]);
     });
 
     test("a body that is not JSON: a short BAD_REQUEST (never the body), 400 whatever is accepted", async () => {
