@@ -40,7 +40,7 @@ export async function resolveKeysetConnection<Row, Key>(
 type CountedPage = { count: () => Promise<number | null> };
 export const counted = <Page extends object>(page: Page, count: () => Promise<number | null>): Page & CountedPage => ({ ...page, count });
 
-/** The connection's `totalCount`: one count of an index range, up to MAX_COUNTED_LISTED. */
+/** The connection's `totalCount`: one statement, counting up to MAX_COUNTED_LISTED. */
 export const totalCount = {
   fields: <Parent extends object>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Parent>) => ({
     totalCount: t.int({

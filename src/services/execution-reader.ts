@@ -123,7 +123,7 @@ export class ExecutionReader {
     return rows.map(toExecutionRecord);
   }
 
-  /** How many executions `list` lists with this filter, counted up to `cap` (at most cap + 1 rows read); null above. */
+  /** How many executions `list` lists with this filter, counted up to `cap` (stopping at the (cap + 1)th); null above. */
   async count(filter: ExecutionFilter, cap: number): Promise<number | null> {
     // bounded: one condition per filter field
     const count = await this.db.execution.count({ where: { AND: filterConditions(filter) }, take: cap + 1 });

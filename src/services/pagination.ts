@@ -3,7 +3,7 @@ import { InvalidCursorError, PageSizeError } from "./errors";
 /** The most rows one page of any connection returns; `first`/`last` above it is an error. */
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;
-/** A listing's totalCount counts up to this many (null above): a count reads at most one more row than this. */
+/** A listing's totalCount counts up to this many (null above): a count stops at the next match. */
 export const MAX_COUNTED_LISTED = 1_000;
 
 /** What a keyset-paginated reader is asked for: rows strictly after/before a key, in order. */

@@ -44,8 +44,8 @@ export async function countNamespaces(reader: SearchReader, filter: { prefix?: s
 }
 
 /**
- * How many rows a listing's statement (its filter, no page) gives, counted up to `cap`: a range of
- * an index read to cap + 1 rows at most, whatever the store's size; null above the cap.
+ * How many rows a listing's statement (its filter, no page) gives, counted up to `cap`: it stops at
+ * the (cap + 1)th row whatever the store's size, as a page that long would; null above the cap.
  */
 async function cappedCount(reader: SearchReader, params: Params, listed: string, cap: number): Promise<number | null> {
   const sql = `SELECT COUNT(*) FROM (${listed} LIMIT ${params.bind(cap + 1)}) listed`;
