@@ -1,8 +1,8 @@
 import cluster from "node:cluster";
-import v8 from "node:v8";
 import type { buildApp as BuildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { maskDatabaseUrl } from "./db/database-url";
+import { limitHeapGrowth } from "./heap-tuning";
 import { checkListenable, ListenError } from "./http/listen";
 import { maskSecrets } from "./secret-masking";
 
@@ -50,15 +50,4 @@ export function exitOnStartupFailure(error: unknown): never {
     error instanceof ConfigError || error instanceof ListenError || ["DatabaseUnavailableError", "SqliteFileInUseError", "AuthSetupError"].includes((error as Error)?.name);
   console.error(maskSecrets(`provgraph: ${expected ? (error as Error).message : ((error as Error)?.stack ?? String(error))}`));
   process.exit(1);
-}
-
-/**
- * V8 lets a heap grow to several times what it holds before a full collection, so an answer's
- * garbage (a 20,000-node evidence package built in a heavy-read thread, a big recording on the event
- * loop) can double the process before it is collected; each thread's heap grows so on its own.
- * HEAP_GROWTH_PERCENT caps the growth for every heap of the process, threads started later included
- * (V8's flags are the process's). Set before anything is allocated in earnest.
- */
-function limitHeapGrowth(percent: number): void {
-  if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
