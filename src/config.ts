@@ -95,6 +95,13 @@ export interface Config {
    */
   heapGrowthPercent: number;
   /**
+   * GC_MARKING: how V8 marks a heap for a full collection. `concurrent`: on helper threads while
+   * JavaScript runs (V8's own way, its flags left as they are); `stepwise`: in small steps on the
+   * heap's own thread, the heavy-read threads' young generations smaller; `auto` (the default):
+   * stepwise on a machine of two cores or fewer, concurrent above. See heap-tuning.ts.
+   */
+  gcMarking: GcMarking;
+  /**
    * METRICS: GET /metrics (Prometheus text). `off` (default): not served; `token`: for a token with
    * the `metrics` (or `admin`) scope; `public`: for anyone who can reach the port.
    */
@@ -107,6 +114,9 @@ export interface Config {
  * 470-480 MB with this, for the same server CPU per recording (13.0 vs 13.25 ms, 50 -> 50, interleaved).
  */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 20;
+
+export const GC_MARKING_MODES = ["auto", "concurrent", "stepwise"] as const;
+export type GcMarking = (typeof GC_MARKING_MODES)[number];
 
 /** One heavy-read thread per core beyond the event loop's, at least one, at most four. */
 export const DEFAULT_HEAVY_READ_THREADS = Math.max(1, Math.min(4, os.availableParallelism() - 1));
@@ -170,7 +180,15 @@ export function loadConfig(env: Env = process.env): Config {
     queryBudgetMs: parseInteger("QUERY_BUDGET_MS", env.QUERY_BUDGET_MS, 30_000, 100, 3_600_000),
     resultMaxNodes: parseInteger("RESULT_MAX_NODES", env.RESULT_MAX_NODES, 10_000, 1, 1_000_000),
     heapGrowthPercent: parseInteger("HEAP_GROWTH_PERCENT", env.HEAP_GROWTH_PERCENT, DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
+    gcMarking: parseGcMarking(env.GC_MARKING),
   };
+}
+
+function parseGcMarking(raw: string | undefined): GcMarking {
+  const value = (raw ?? "").trim().toLowerCase();
+  if (value === "") return "auto";
+  if ((GC_MARKING_MODES as readonly string[]).includes(value)) return value as GcMarking;
+  throw new ConfigError("GC_MARKING", `must be auto, concurrent or stepwise, got '${raw}'`);
 }
 
 function parseMetricsMode(raw: string | undefined): MetricsMode {

@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import type { buildApp as BuildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { maskDatabaseUrl } from "./db/database-url";
-import { limitHeapGrowth } from "./heap-tuning";
+import { tuneHeaps } from "./heap-tuning";
 import { checkListenable, ListenError } from "./http/listen";
 import { maskSecrets } from "./secret-masking";
 
@@ -12,7 +12,7 @@ import { maskSecrets } from "./secret-masking";
  */
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
-  limitHeapGrowth(config.heapGrowthPercent);
+  const heaps = tuneHeaps(config);
   // WORKERS=N: this process starts N workers (each runs what follows) and serves nothing itself.
   if (config.workers > 1 && cluster.isPrimary) return (require("./workers") as typeof import("./workers")).servePrimary(config);
   // Before anything is created on disk: a busy port must not leave a new database file behind (a worker's port is its primary's).
@@ -23,7 +23,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const url = await app.start();
   // A worker says so for itself; its primary says "provgraph listening" once every worker listens.
   if (cluster.isWorker) app.logger.info({ url, worker: cluster.worker?.id, pid: process.pid }, "worker listening");
-  else app.logger.info({ url, database: maskDatabaseUrl(config.databaseUrl), auth: app.authMode }, `provgraph listening on ${url}`);
+  else app.logger.info({ url, database: maskDatabaseUrl(config.databaseUrl), auth: app.authMode, heaps }, `provgraph listening on ${url}`);
   let signalled = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (signalled) return;

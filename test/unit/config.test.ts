@@ -32,6 +32,7 @@ describe("configuration from the environment", () => {
       heavyBodyBytes: 262_144,
       graphqlMaxBodyBytes: 52_428_800,
       heapGrowthPercent: 20,
+      gcMarking: "auto",
       wsMaxMessageBytes: 10_485_760,
       heavyReadThreads: DEFAULT_HEAVY_READ_THREADS,
       queryBudgetMs: 30_000,
