@@ -95,7 +95,7 @@ export interface Config {
    */
   heapGrowthPercent: number;
   /**
-   * GC_MARKING: how V8 marks a heap for a full collection. `concurrent`: on helper threads while
+   * GC_MARKING: how V8 marks a heap for a full collection. `concurrent`: on background threads while
    * JavaScript runs (V8's own way, its flags left as they are); `stepwise`: in small steps on the
    * heap's own thread, the heavy-read threads' young generations smaller; `auto` (the default):
    * stepwise on a machine of two cores or fewer, concurrent above. See heap-tuning.ts.

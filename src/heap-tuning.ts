@@ -26,9 +26,9 @@ export interface HeapTuning {
  * thread, a big recording on the event loop) can double the process before it is collected. V8
  * reads it at every collection.
  *
- * Marking (GC_MARKING): V8 marks a heap for a full collection on helper threads while JavaScript
+ * Marking (GC_MARKING): V8 marks a heap for a full collection on background threads while JavaScript
  * runs, then finishes on the heap's own thread. On two cores the event loop and a heavy-read thread
- * already hold both: the helpers wait for a core, and the event loop's finishing step waits for
+ * already hold both: those threads wait for a core, and the event loop's finishing step waits for
  * them. The hub row's requests that met a full collection took some 30 ms more (p99 42–48 ms);
  * marked stepwise on the event loop, a few (p99 26–29 ms), for the same server CPU per request. V8
  * reads the flag at every marking. Stepwise marking lets a heap grow further while it marks (the

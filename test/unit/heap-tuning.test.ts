@@ -40,10 +40,10 @@ describe("the heaps' V8 flags (heap-tuning.ts)", () => {
   /**
    * The flags set at run time take effect (V8 may ignore a flag changed after it started): in a
    * process of its own, tuned as the server tunes itself, a heap is collected in full three times
-   * over (V8's traces count the marking tasks started on helper threads), and a thread started
+   * over (V8's traces count the marking tasks started on background threads), and a thread started
    * afterwards reports its young generation's size.
    */
-  function collectedAfterTuning(gcMarking: "concurrent" | "stepwise"): { fullCollections: number; helperTasks: number; threadNewSpaceMb: number } {
+  function collectedAfterTuning(gcMarking: "concurrent" | "stepwise"): { fullCollections: number; backgroundTasks: number; threadNewSpaceMb: number } {
     const script = `
       require("tsx/cjs/api").register();
       const { tuneHeaps } = require(${JSON.stringify(path.join(ROOT, "src", "heap-tuning.ts"))});
@@ -74,20 +74,20 @@ describe("the heaps' V8 flags (heap-tuning.ts)", () => {
     const ofMain = mainLines.filter((line) => mainIsolate !== undefined && line.includes(mainIsolate));
     return {
       fullCollections: ofMain.filter((line) => /Mark-Compact/.test(line)).length,
-      helperTasks: ofMain.filter((line) => /Starting major concurrent marking task/.test(line)).length,
+      backgroundTasks: ofMain.filter((line) => /Starting major concurrent marking task/.test(line)).length,
       threadNewSpaceMb: Number(/THREAD_NEW_SPACE (\d+)/.exec(run.stdout)?.[1]) / 1e6,
     };
   }
 
-  test("stepwise: no marking on helper threads between full collections, and a thread's young generation halved", () => {
+  test("stepwise: no marking on background threads between full collections, and a thread's young generation halved", () => {
     const stepwise = collectedAfterTuning("stepwise");
     const concurrent = collectedAfterTuning("concurrent");
     expect(stepwise.fullCollections).toBeGreaterThanOrEqual(2);
     expect(concurrent.fullCollections).toBeGreaterThanOrEqual(2);
-    // Stepwise, helper tasks mark only inside a collection's final pause (at most one start each);
+    // Stepwise, background tasks mark only inside a collection's final pause (at most one start each);
     // concurrently, they start again and again while the heap is marked.
-    expect(stepwise.helperTasks).toBeLessThanOrEqual(stepwise.fullCollections);
-    expect(concurrent.helperTasks).toBeGreaterThan(2 * concurrent.fullCollections);
+    expect(stepwise.backgroundTasks).toBeLessThanOrEqual(stepwise.fullCollections);
+    expect(concurrent.backgroundTasks).toBeGreaterThan(2 * concurrent.fullCollections);
     // Two semi-spaces: 2 × 8 MB against V8's 2 × 16 MB.
     expect(stepwise.threadNewSpaceMb).toBeLessThanOrEqual(2 * STEPWISE_THREAD_SEMI_SPACE_MB * 1.1);
     expect(concurrent.threadNewSpaceMb).toBeGreaterThan(2 * STEPWISE_THREAD_SEMI_SPACE_MB * 1.5);
