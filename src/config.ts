@@ -91,7 +91,7 @@ export interface Config {
   /**
    * HEAP_GROWTH_PERCENT: how much the JavaScript heaps (the event loop's and each heavy-read
    * thread's) may grow between full collections; 0 leaves it to V8, which lets a heap reach several
-   * times what it holds before collecting. See serve.ts.
+   * times what it holds before collecting. See heap-tuning.ts.
    */
   heapGrowthPercent: number;
   /**
