@@ -2,8 +2,18 @@ import os from "node:os";
 import v8 from "node:v8";
 import type { GcMarking } from "./config";
 
-/** GC_MARKING=auto marks stepwise on a machine of this many cores or fewer. */
+/** GC_MARKING=auto marks stepwise on a machine of this many cores or fewer... */
 export const STEPWISE_MAX_CORES = 2;
+
+/**
+ * ...when the event loop's heap may grow to this many MB or more (V8 sets the limit from the machine's
+ * memory: 4.3 GB on this 24 GB one). Near its limit a heap is collected in full again and again, and
+ * marked stepwise that leaves the event loop too little time between collections: V8 then stops the
+ * process ("Ineffective mark-compacts near heap limit"). So did the slow-consumer feed test, whose
+ * server runs with --max-old-space-size=80 and 64 MB live, where concurrent marking gets by. A limit
+ * set this low says the heap is expected to run close to it: auto keeps V8's concurrent marking.
+ */
+export const STEPWISE_MIN_HEAP_LIMIT_MB = 1024;
 
 /**
  * Marking stepwise, the semi-spaces of a heavy-read thread's young generation, MB (V8's own: 16 on
@@ -39,11 +49,12 @@ export interface HeapTuning {
  */
 export function tuneHeaps(
   settings: { heapGrowthPercent: number; gcMarking: GcMarking },
-  cores: number = os.availableParallelism(),
+  machine: { cores: number; heapLimitMb: number } = { cores: os.availableParallelism(), heapLimitMb: v8.getHeapStatistics().heap_size_limit / 2 ** 20 },
   setFlags: (flags: string) => void = v8.setFlagsFromString,
 ): HeapTuning {
   if (settings.heapGrowthPercent > 0) setFlags(`--heap-growing-percent=${settings.heapGrowthPercent}`);
-  const stepwise = settings.gcMarking === "auto" ? cores <= STEPWISE_MAX_CORES : settings.gcMarking === "stepwise";
+  const stepwise =
+    settings.gcMarking === "auto" ? machine.cores <= STEPWISE_MAX_CORES && machine.heapLimitMb >= STEPWISE_MIN_HEAP_LIMIT_MB : settings.gcMarking === "stepwise";
   if (stepwise) {
     setFlags("--no-concurrent-marking");
     setFlags(`--max-semi-space-size=${STEPWISE_THREAD_SEMI_SPACE_MB}`);

@@ -1,13 +1,13 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { loadConfig } from "../../src/config";
-import { STEPWISE_MAX_CORES, STEPWISE_THREAD_SEMI_SPACE_MB, tuneHeaps } from "../../src/heap-tuning";
+import { STEPWISE_MAX_CORES, STEPWISE_MIN_HEAP_LIMIT_MB, STEPWISE_THREAD_SEMI_SPACE_MB, tuneHeaps } from "../../src/heap-tuning";
 
 const ROOT = path.join(__dirname, "..", "..");
 
-function flagsSet(settings: Parameters<typeof tuneHeaps>[0], cores: number): { flags: string[]; tuning: ReturnType<typeof tuneHeaps> } {
+function flagsSet(settings: Parameters<typeof tuneHeaps>[0], cores: number, heapLimitMb = 4096): { flags: string[]; tuning: ReturnType<typeof tuneHeaps> } {
   const flags: string[] = [];
-  const tuning = tuneHeaps(settings, cores, (flag) => flags.push(flag));
+  const tuning = tuneHeaps(settings, { cores, heapLimitMb }, (flag) => flags.push(flag));
   return { flags, tuning };
 }
 
@@ -23,6 +23,13 @@ describe("the heaps' V8 flags (heap-tuning.ts)", () => {
     for (const cores of [3, 16]) {
       expect(flagsSet({ heapGrowthPercent: 20, gcMarking: "auto" }, cores)).toEqual({ flags: ["--heap-growing-percent=20"], tuning: { heapGrowthPercent: 20, gcMarking: "concurrent" } });
     }
+  });
+
+  test("auto keeps concurrent marking under a heap limit set below 1 GB (a heap expected to run close to it)", () => {
+    expect(STEPWISE_MIN_HEAP_LIMIT_MB).toBe(1024);
+    expect(flagsSet({ heapGrowthPercent: 20, gcMarking: "auto" }, 2, 1023).tuning.gcMarking).toBe("concurrent");
+    expect(flagsSet({ heapGrowthPercent: 20, gcMarking: "auto" }, 2, 1024).tuning.gcMarking).toBe("stepwise");
+    expect(flagsSet({ heapGrowthPercent: 20, gcMarking: "stepwise" }, 2, 80).tuning.gcMarking).toBe("stepwise");
   });
 
   test("an explicit GC_MARKING holds whatever the cores; HEAP_GROWTH_PERCENT=0 sets no growth flag", () => {
