@@ -46,8 +46,8 @@ describe("the heaps' V8 flags (heap-tuning.ts)", () => {
 
   /**
    * The flags set at run time take effect (V8 may ignore a flag changed after it started): in a
-   * process of its own, tuned as the server tunes itself, a heap is collected in full three times
-   * over (V8's traces count the marking tasks started on background threads), and a thread started
+   * process of its own, tuned as the server tunes itself, a heap is collected in full a few times
+   * (V8's traces count the marking tasks started on background threads), and a thread started
    * afterwards reports its young generation's size.
    */
   function collectedAfterTuning(gcMarking: "concurrent" | "stepwise"): { fullCollections: number; backgroundTasks: number; threadNewSpaceMb: number } {
