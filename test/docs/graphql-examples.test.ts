@@ -35,8 +35,8 @@ async function runWalkthrough(t: TestApp, steps: ReturnType<typeof walkthroughSt
 }
 
 describe("the walkthroughs", () => {
-  test("the README's tour records, then asks upstream; docs/walkthrough.md has its seven steps", () => {
-    expect(stepsOf("README.md").map(({ query }) => operationName(query.text))).toEqual(["Record", "Upstream"]);
+  test("the README's tour records, finds by name, then asks upstream; docs/walkthrough.md has its seven steps", () => {
+    expect(stepsOf("README.md").map(({ query }) => operationName(query.text))).toEqual(["Record", "Find", "Upstream"]);
     expect(stepsOf("docs/walkthrough.md").map(({ query }) => operationName(query.text))).toEqual(["Ingest", "Clean", "Annotate", "Upstream", "Pipeline", "Prov", "Find"]);
   });
 
