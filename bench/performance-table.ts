@@ -288,18 +288,36 @@ export function renderPerformance(results: BenchResults): string {
   return lines.join("\n");
 }
 
-/** The markdown with its performance block replaced by `block`. */
-export function withPerformance(markdown: string, block: string): string {
-  const start = markdown.indexOf(PERFORMANCE_START);
-  const end = markdown.indexOf(PERFORMANCE_END);
-  if (start < 0 || end < start) throw new Error("the page has no performance markers");
-  return markdown.slice(0, start) + block + markdown.slice(end + PERFORMANCE_END.length);
+/** The start and end markers of a generated block in a page. */
+export interface BlockMarkers {
+  start: string;
+  end: string;
 }
 
-/** The performance block currently in the markdown. */
-export function performanceIn(markdown: string): string {
-  const start = markdown.indexOf(PERFORMANCE_START);
-  const end = markdown.indexOf(PERFORMANCE_END);
-  if (start < 0 || end < start) throw new Error("the page has no performance markers");
-  return markdown.slice(start, end + PERFORMANCE_END.length);
+export const PERFORMANCE_MARKERS: BlockMarkers = { start: PERFORMANCE_START, end: PERFORMANCE_END };
+
+/** Where the block between the markers lies in the markdown (its markers included). */
+function blockSpan(markdown: string, markers: BlockMarkers): { start: number; end: number } {
+  const start = markdown.indexOf(markers.start);
+  const end = markdown.indexOf(markers.end);
+  if (start < 0 || end < start) throw new Error(`the page has no markers ${markers.start} … ${markers.end}`);
+  return { start, end: end + markers.end.length };
 }
+
+/** The markdown with its block between `markers` replaced by `block` (which carries the markers). */
+export function withBlock(markdown: string, markers: BlockMarkers, block: string): string {
+  const span = blockSpan(markdown, markers);
+  return markdown.slice(0, span.start) + block + markdown.slice(span.end);
+}
+
+/** The block between `markers` currently in the markdown. */
+export function blockIn(markdown: string, markers: BlockMarkers): string {
+  const span = blockSpan(markdown, markers);
+  return markdown.slice(span.start, span.end);
+}
+
+/** The markdown with its performance block replaced by `block`. */
+export const withPerformance = (markdown: string, block: string) => withBlock(markdown, PERFORMANCE_MARKERS, block);
+
+/** The performance block currently in the markdown. */
+export const performanceIn = (markdown: string) => blockIn(markdown, PERFORMANCE_MARKERS);
