@@ -161,7 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapToken: parseBootstrapToken(env.PROVGRAPH_BOOTSTRAP_TOKEN),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     workers: parseWorkers(env.WORKERS, parseDatabaseUrl(env.DATABASE_URL)),
-    metrics: parseMetricsMode(env.METRICS),
+    metrics: parseChoice("METRICS", env.METRICS, METRICS_MODES, "off"),
     feedQueueLimit: parseInteger("FEED_QUEUE_LIMIT", env.FEED_QUEUE_LIMIT, 1_000, 1, 100_000),
     feedReplayWindow: parseInteger("FEED_REPLAY_WINDOW", env.FEED_REPLAY_WINDOW, 100_000, 1, 100_000_000),
     wsKeepAliveMs: parseInteger("WS_KEEPALIVE_MS", env.WS_KEEPALIVE_MS, 12_000, 0, 3_600_000),
@@ -180,22 +180,16 @@ export function loadConfig(env: Env = process.env): Config {
     queryBudgetMs: parseInteger("QUERY_BUDGET_MS", env.QUERY_BUDGET_MS, 30_000, 100, 3_600_000),
     resultMaxNodes: parseInteger("RESULT_MAX_NODES", env.RESULT_MAX_NODES, 10_000, 1, 1_000_000),
     heapGrowthPercent: parseInteger("HEAP_GROWTH_PERCENT", env.HEAP_GROWTH_PERCENT, DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
-    gcMarking: parseGcMarking(env.GC_MARKING),
+    gcMarking: parseChoice("GC_MARKING", env.GC_MARKING, GC_MARKING_MODES, "auto"),
   };
 }
 
-function parseGcMarking(raw: string | undefined): GcMarking {
+/** One of a few words (case ignored), `fallback` when unset; refused otherwise, naming the words. */
+function parseChoice<T extends string>(name: string, raw: string | undefined, choices: readonly T[], fallback: T): T {
   const value = (raw ?? "").trim().toLowerCase();
-  if (value === "") return "auto";
-  if ((GC_MARKING_MODES as readonly string[]).includes(value)) return value as GcMarking;
-  throw new ConfigError("GC_MARKING", `must be auto, concurrent or stepwise, got '${raw}'`);
-}
-
-function parseMetricsMode(raw: string | undefined): MetricsMode {
-  const value = (raw ?? "").trim().toLowerCase();
-  if (value === "") return "off";
-  if ((METRICS_MODES as readonly string[]).includes(value)) return value as MetricsMode;
-  throw new ConfigError("METRICS", `must be off, token or public, got '${raw}'`);
+  if (value === "") return fallback;
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError(name, `must be ${choices.slice(0, -1).join(", ")} or ${choices[choices.length - 1]}, got '${raw}'`);
 }
 
 /** The shortest erasure secret accepted: 32 characters (e.g. `openssl rand -base64 32` prints 44). */
