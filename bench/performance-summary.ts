@@ -1,4 +1,4 @@
-import type { BenchResults } from "./performance-table";
+import { type BenchResults, ms } from "./performance-table";
 
 /**
  * The README's performance table: the headline rows of bench/results.json, one line per request with
@@ -28,7 +28,6 @@ interface SummaryRow {
   goal: string;
 }
 
-const ms = (value: number) => `${value.toLocaleString("en-US", { maximumFractionDigits: value < 10 ? 2 : 1 })} ms`;
 const times = (value: number) => `×${value.toFixed(2)}`;
 const cellText = (cell: Cell) => (cell === undefined ? "not measured" : cell.map((f) => `${f.text}${f.met ? " ✓" : ""}`).join(", "));
 
