@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { canonicalJson, canonicalJsonInTurns } from "../services/canonical-json";
 import { type RunId, runIdForUuid } from "../services/ids";
 import { checkPrivacyCost, type PrivacyCost, PURPOSE_NAME, PURPOSE_SYNTAX } from "../services/recording";
-import { unsafeTextReason } from "../services/safe-text";
+import { nameLengthReason, unsafeNameReason, unsafeTextReason } from "../services/safe-text";
 import { InvalidEventError } from "./errors";
 import { parseEventTimeValue } from "./event-time";
 import type { EventWarning } from "./schema-validator";
@@ -299,7 +299,7 @@ function inputReport(value: unknown, pointer: string, legacy: ReadonlyMap<string
   const details = datasetDetails(dataset, pointer, legacy);
   // Column metrics are an input facet: what the run measured of what it read.
   const metrics = record(record(record(dataset.inputFacets).dataQualityMetrics).columnMetrics);
-  for (const [field, value] of Object.entries(metrics)) details.columnFacets.push({ field: safe(field, `${pointer}/inputFacets/dataQualityMetrics/columnMetrics/${escapePointer(field)}`), facet: "dataQualityMetrics", value: withoutBaseFields(record(value)) });
+  for (const [field, value] of Object.entries(metrics)) details.columnFacets.push({ field: safeName(field, `${pointer}/inputFacets/dataQualityMetrics/columnMetrics/${escapePointer(field)}`), facet: "dataQualityMetrics", value: withoutBaseFields(record(value)) });
   return { ...datasetName(dataset, pointer), version: versionOf(facets, pointer), ...details };
 }
 
@@ -322,7 +322,7 @@ function datasetDetails(dataset: Record<string, unknown>, pointer: string, legac
   const tags: ReportedDatasetTag[] = list(record(facets.tags).tags).map((item, i) => {
     const tag = record(item);
     const at = `${pointer}/facets/tags/tags/${i}`;
-    return { key: text(tag.key, `${at}/key`), value: text(tag.value, `${at}/value`), source: typeof tag.source === "string" ? safe(tag.source, `${at}/source`) : null, field: typeof tag.field === "string" ? safe(tag.field, `${at}/field`) : null };
+    return { key: text(tag.key, `${at}/key`), value: text(tag.value, `${at}/value`), source: typeof tag.source === "string" ? safe(tag.source, `${at}/source`) : null, field: typeof tag.field === "string" ? safeName(tag.field, `${at}/field`) : null };
   });
   const byField = new Map<string, { key: string; value: string; source: string | null }[]>();
   for (const t of tags) if (t.field !== null) appendTo(byField, t.field, { key: t.key, value: t.value, source: t.source });
@@ -331,7 +331,7 @@ function datasetDetails(dataset: Record<string, unknown>, pointer: string, legac
   for (const [field, values] of Object.entries(samples)) {
     const at = `${pointer}/facets/${COLUMN_SAMPLES_FACET}/fields/${escapePointer(field)}`;
     if (!Array.isArray(values)) throw new InvalidEventError(at, "must be an array of sample values");
-    columnFacets.push({ field: safe(field, at), facet: COLUMN_SAMPLES_FACET, value: values });
+    columnFacets.push({ field: safeName(field, at), facet: COLUMN_SAMPLES_FACET, value: values });
   }
   const subjects = list(record(facets[DATA_SUBJECTS_FACET]).keys).map((keyHash, i) => {
     const at = `${pointer}/facets/${DATA_SUBJECTS_FACET}/keys/${i}`;
@@ -396,7 +396,7 @@ function withHashedSubjects(event: Record<string, unknown>, hash: SubjectKeyHash
 
 function versionOf(facets: Record<string, unknown>, pointer: string): string | null {
   const version = record(facets.version).datasetVersion;
-  return typeof version === "string" ? safe(version, `${pointer}/facets/version/datasetVersion`) : null;
+  return typeof version === "string" ? safeName(version, `${pointer}/facets/version/datasetVersion`) : null;
 }
 
 /** Schema facet fields, nested struct fields as dotted paths ("address.city"), in order; each field's own entry is a column facet. */
@@ -408,6 +408,9 @@ function schemaFieldsOf(facets: Record<string, unknown>, pointer: string, column
     items.forEach((item, i) => {
       const field = record(item);
       const name = `${prefix}${safe(String(field.name), `${at}/${i}/name`)}`;
+      const tooLong = nameLengthReason(name);
+      // A nested field's name is its dotted path, which is what is stored, so the path is what is bounded.
+      if (tooLong) throw new InvalidEventError(`${at}/${i}/name`, prefix ? `as a path (with its parents' names) ${tooLong}` : tooLong);
       fields.push({ field: name, type: optionalText(field.type), description: optionalText(field.description) });
       const { name: _name, fields: _nested, ...entry } = field;
       columnFacets.push({ field: name, facet: "schema", value: entry });
@@ -427,7 +430,7 @@ function columnLineageOf(facet: Record<string, unknown>, pointer: string): Outpu
   for (const field of Object.keys(entries)) {
     const entry = record(entries[field]);
     const at = () => `${pointer}/fields/${escapePointer(field)}`;
-    safeAt(field, at, "");
+    safeNameAt(field, at, "");
     // Column lineage 1-0-x put one transformationType (IDENTITY | MASKED) on the output field.
     const legacy = typeof entry.transformationType === "string" ? entry.transformationType : null;
     const legacyDescription = typeof entry.transformationDescription === "string" ? entry.transformationDescription : null;
@@ -450,9 +453,9 @@ function dependencyOf(value: unknown, pointer: LazyPointer, legacyType: string |
       ? reported.map((t, i) => transformationOf(record(t), () => `${pointer()}/transformations/${i}`))
       : // No transformations (column lineage 1-0-x): the field's value reaches the output.
         [{ type: "DIRECT", subtype: legacyType, description: legacyDescription, masking: legacyType === "MASKED" }];
-  const name = safeAt(String(dependency.name), pointer, "/name");
+  const name = safeNameAt(String(dependency.name), pointer, "/name");
   if (!name.trim()) throw new InvalidEventError(`${pointer()}/name`, "must not be empty");
-  return { namespace: safeAt(String(dependency.namespace), pointer, "/namespace"), name, field: safeAt(String(dependency.field), pointer, "/field"), transformations };
+  return { namespace: safeNameAt(String(dependency.namespace), pointer, "/namespace"), name, field: safeNameAt(String(dependency.field), pointer, "/field"), transformations };
 }
 
 function transformationOf(t: Record<string, unknown>, pointer: LazyPointer): Transformation {
@@ -478,15 +481,15 @@ export const datasetKey = (d: DatasetMention) => JSON.stringify([d.namespace, d.
 
 function jobName(value: unknown, pointer: string): DatasetName {
   const job = record(value);
-  const name = safe(String(job.name), `${pointer}/name`);
+  const name = safeName(String(job.name), `${pointer}/name`);
   if (!name.trim()) throw new InvalidEventError(`${pointer}/name`, "must not be empty");
-  return { namespace: safe(String(job.namespace), `${pointer}/namespace`), name };
+  return { namespace: safeName(String(job.namespace), `${pointer}/namespace`), name };
 }
 
 function datasetName(value: Record<string, unknown>, pointer: string): DatasetName {
-  const name = safe(String(value.name), `${pointer}/name`);
+  const name = safeName(String(value.name), `${pointer}/name`);
   if (!name.trim()) throw new InvalidEventError(`${pointer}/name`, "must not be empty");
-  return { namespace: safe(String(value.namespace), `${pointer}/namespace`), name };
+  return { namespace: safeName(String(value.namespace), `${pointer}/namespace`), name };
 }
 
 function safe(value: string, pointer: string): string {
@@ -495,9 +498,16 @@ function safe(value: string, pointer: string): string {
   return value;
 }
 
-/** safe, naming `pointer()` + `suffix` when it refuses. */
-function safeAt(value: string, pointer: LazyPointer, suffix: string): string {
-  const reason = unsafeTextReason(value);
+/** A name (of a job, a dataset, a column…): safe, and no longer than a name may be (MAX_NAME_BYTES). */
+function safeName(value: string, pointer: string): string {
+  const reason = unsafeNameReason(value);
+  if (reason) throw new InvalidEventError(pointer, reason);
+  return value;
+}
+
+/** safeName, naming `pointer()` + `suffix` when it refuses. */
+function safeNameAt(value: string, pointer: LazyPointer, suffix: string): string {
+  const reason = unsafeNameReason(value);
   if (reason) throw new InvalidEventError(`${pointer()}${suffix}`, reason);
   return value;
 }

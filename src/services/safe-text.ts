@@ -16,3 +16,26 @@ export function unsafeTextReason(text: string): string | undefined {
 }
 
 const codePoint = (char: string) => `U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+
+/**
+ * The most bytes of UTF-8 a name may take: an operation's name, version and roles, an artifact type, a
+ * pipeline, a composite's names, a dataset's namespace, name and version, a job's namespace and name, a
+ * column. Names are keys of indexes, and PostgreSQL keeps a b-tree entry up to 2,704 bytes; the longest keys
+ * hold three names (a pipeline's flow: the pipeline and two roles; a column's search key: namespace, dataset
+ * and field). SQLite has no such bound, but the same names are refused there, so what one database takes the
+ * other takes too. An output's original name (a file's path) is free text, not a name: no index keys it whole.
+ */
+export const MAX_NAME_BYTES = 800;
+
+/** Why a name is too long, or undefined when it is not. */
+export function nameLengthReason(name: string): string | undefined {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4): most names need no count.
+  if (name.length * 3 <= MAX_NAME_BYTES) return undefined;
+  const bytes = Buffer.byteLength(name, "utf8");
+  return bytes > MAX_NAME_BYTES ? `is ${bytes} bytes long in UTF-8; a name may take at most ${MAX_NAME_BYTES}` : undefined;
+}
+
+/** Why a name is refused (unsafe text, or too long), or undefined when it is fine. */
+export function unsafeNameReason(name: string): string | undefined {
+  return unsafeTextReason(name) ?? nameLengthReason(name);
+}

@@ -2,7 +2,7 @@ import type { Db, DbTx } from "../../db/client";
 import { InvalidArgumentError, NotFoundError } from "../errors";
 import type { KeysetPage } from "../pagination";
 import { type CommitPath, insertRows, MAX_RELEASE_EPSILON, type RecordingActor } from "../recording";
-import { unsafeTextReason } from "../safe-text";
+import { unsafeNameReason, unsafeTextReason } from "../safe-text";
 import { type Amount, amountOf, toAmount } from "./amounts";
 import { BASIC_SEQUENTIAL } from "./composition";
 import { PrivacyBudgetAlreadyDeclaredError } from "./errors";
@@ -198,7 +198,7 @@ function recordOf(row: { namespace: string; name: string; epsilonTotal: bigint; 
 function checkDataset(dataset: DatasetName): void {
   for (const [field, value] of [["dataset.namespace", dataset.namespace], ["dataset.name", dataset.name]] as const) {
     if (!value.trim()) throw new InvalidArgumentError(field, "must not be empty");
-    const unsafe = unsafeTextReason(value);
+    const unsafe = unsafeNameReason(value);
     if (unsafe) throw new InvalidArgumentError(field, unsafe);
   }
 }

@@ -6,7 +6,8 @@ import type { CommitPath } from "./commit-path";
 import { canonicalJson } from "../canonical-json";
 import { operationIdFor } from "../ids";
 import { type OperationRecord, toOperationRecord } from "../records";
-import { unsafeTextReason } from "../safe-text";
+import { nameLengthReason, unsafeTextReason } from "../safe-text";
+import { openLineageJobNamespace } from "../job-names";
 import { insertRows } from "./bulk-insert";
 import { noteUnitWrites, type SearchableWrite } from "./unit-writes";
 
@@ -245,9 +246,12 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
   const checkText = (what: string, text: string, role?: string) => {
     const reason = unsafeTextReason(text);
     if (reason) fail(`${what} ${reason}`, { rule: "INVALID_CHARACTERS", role });
+    const tooLong = nameLengthReason(text);
+    if (tooLong) fail(`${what} ${tooLong}`, { rule: "NAME_TOO_LONG", role });
   };
   checkText("the operation name", input.name);
-  checkText("the version", input.version);
+  // An OpenLineage job's version is its namespace behind a prefix: the namespace is the name bounded.
+  checkText("the version", openLineageJobNamespace(input.version) ?? input.version);
   for (const role of [...input.inputs, ...input.outputs]) {
     checkText("a role name", role.role);
     checkText(`the artifact type of role '${role.role}'`, role.artifactType, role.role);

@@ -2,7 +2,8 @@ import { canonicalContentHash } from "../content-hash";
 import { InvalidArgumentError, InvalidIdError } from "../errors";
 import { isIdOfKind } from "../ids";
 import { type DatasetRef, EXECUTION_STATUSES, type ExecutionStatus } from "../records";
-import { unsafeTextReason } from "../safe-text";
+import { unsafeNameReason, unsafeTextReason } from "../safe-text";
+import { openLineageJobNamespace } from "../job-names";
 import { yieldToEventLoop } from "./yield";
 
 /** One execution as a pipeline reports it. */
@@ -114,19 +115,23 @@ export async function checkRequestShapeInTurns(request: RecordExecutionRequest):
 
 /** The checks, pausing (yield) every ARTIFACTS_PER_TURN artifacts; field paths are only spelled out for an error. */
 function* shapeChecks(request: RecordExecutionRequest): Generator<void, RecordExecutionRequest> {
-  const text = (field: string | (() => string), value: string | null | undefined, options: { nonEmpty?: boolean } = {}) => {
+  const check = (field: string | (() => string), value: string | null | undefined, nonEmpty: boolean | undefined, reasonOf: (value: string) => string | undefined) => {
     if (value == null) return;
-    const name = () => (typeof field === "string" ? field : field());
-    if (options.nonEmpty && !value.trim()) throw new InvalidArgumentError(name(), "must not be empty");
-    const reason = unsafeTextReason(value);
-    if (reason) throw new InvalidArgumentError(name(), reason);
+    const fieldName = () => (typeof field === "string" ? field : field());
+    if (nonEmpty && !value.trim()) throw new InvalidArgumentError(fieldName(), "must not be empty");
+    const reason = reasonOf(value);
+    if (reason) throw new InvalidArgumentError(fieldName(), reason);
   };
+  type Check = (field: string | (() => string), value: string | null | undefined, options?: { nonEmpty?: boolean }) => void;
+  // Free text, such as a file's original name; a name keys an index, so it is also bounded (MAX_NAME_BYTES).
+  const text: Check = (field, value, options = {}) => check(field, value, options.nonEmpty, unsafeTextReason);
+  const name: Check = (field, value, options = {}) => check(field, value, options.nonEmpty, unsafeNameReason);
   let sinceTurn = 0;
-  text("operation", request.operation);
-  text("operationVersion", request.operationVersion);
+  name("operation", request.operation);
+  name("operationVersion", openLineageJobNamespace(request.operationVersion) ?? request.operationVersion);
   for (let i = 0; i < request.inputs.length; i++) {
     const { role, artifactIds } = request.inputs[i];
-    text(() => `inputs[${i}].role`, role);
+    name(() => `inputs[${i}].role`, role);
     for (let j = 0; j < artifactIds.length; j++) {
       if (!isIdOfKind(artifactIds[j], "artifact")) throw new InvalidIdError(`inputs[${i}].artifactIds[${j}]`, artifactIds[j], "artifact (art_…)");
       if (++sinceTurn === ARTIFACTS_PER_TURN) (sinceTurn = 0), yield;
@@ -135,16 +140,16 @@ function* shapeChecks(request: RecordExecutionRequest): Generator<void, RecordEx
   const outputs: RecordExecutionRequest["outputs"] = [];
   for (let i = 0; i < request.outputs.length; i++) {
     const { role, artifacts } = request.outputs[i];
-    text(() => `outputs[${i}].role`, role);
+    name(() => `outputs[${i}].role`, role);
     const checked: RecordExecutionRequest["outputs"][number]["artifacts"] = [];
     for (let j = 0; j < artifacts.length; j++) {
       const artifact = artifacts[j];
       text(() => `outputs[${i}].artifacts[${j}].originalName`, artifact.originalName, { nonEmpty: true });
       if (artifact.subjectKeys) checkSubjectKeys(`outputs[${i}].artifacts[${j}].subjectKeys`, artifact.subjectKeys);
       if (artifact.dataset) {
-        text(() => `outputs[${i}].artifacts[${j}].dataset.namespace`, artifact.dataset.namespace);
-        text(() => `outputs[${i}].artifacts[${j}].dataset.name`, artifact.dataset.name);
-        text(() => `outputs[${i}].artifacts[${j}].dataset.version`, artifact.dataset.version);
+        name(() => `outputs[${i}].artifacts[${j}].dataset.namespace`, artifact.dataset.namespace);
+        name(() => `outputs[${i}].artifacts[${j}].dataset.name`, artifact.dataset.name);
+        name(() => `outputs[${i}].artifacts[${j}].dataset.version`, artifact.dataset.version);
       }
       checked.push({ ...artifact, contentHash: canonicalContentHash(() => `outputs[${i}].artifacts[${j}].contentHash`, artifact.contentHash) });
       if (++sinceTurn === ARTIFACTS_PER_TURN) (sinceTurn = 0), yield;
@@ -162,7 +167,7 @@ function* shapeChecks(request: RecordExecutionRequest): Generator<void, RecordEx
   const hasStep = request.step != null;
   if (hasPipeline !== hasStep) throw new InvalidArgumentError(hasPipeline ? "step" : "pipeline", "pipeline and step are given together or not at all");
   if (hasStep && (!Number.isInteger(request.step) || request.step! < 0)) throw new InvalidArgumentError("step", `must be a whole number ≥ 0, got ${request.step}`);
-  text("pipeline", request.pipeline, { nonEmpty: true });
+  name("pipeline", request.pipeline, { nonEmpty: true });
   if (request.parentRunId != null && !isIdOfKind(request.parentRunId, "run")) throw new InvalidIdError("parentRunId", request.parentRunId, "run (run_…)");
   if (request.status != null && !EXECUTION_STATUSES.includes(request.status)) throw new InvalidArgumentError("status", `unknown status ${request.status}`);
   if (request.startedAt && request.endedAt && request.endedAt < request.startedAt) throw new InvalidArgumentError("endedAt", "is before startedAt");
