@@ -39,3 +39,11 @@ export function nameLengthReason(name: string): string | undefined {
 export function unsafeNameReason(name: string): string | undefined {
   return unsafeTextReason(name) ?? nameLengthReason(name);
 }
+
+/** What a registration refuses in a name (an operation's, a composite's), as the rule it breaks and why. */
+export function brokenNameRule(name: string): { rule: "INVALID_CHARACTERS" | "NAME_TOO_LONG"; reason: string } | undefined {
+  const unsafe = unsafeTextReason(name);
+  if (unsafe) return { rule: "INVALID_CHARACTERS", reason: unsafe };
+  const tooLong = nameLengthReason(name);
+  return tooLong ? { rule: "NAME_TOO_LONG", reason: tooLong } : undefined;
+}

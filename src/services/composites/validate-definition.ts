@@ -1,7 +1,7 @@
 import { CONFIG_INPUT_ROLE } from "../../../plugins/types";
 import { operationIdFor } from "../ids";
 import type { OperationRecord } from "../records";
-import { nameLengthReason, unsafeTextReason } from "../safe-text";
+import { brokenNameRule } from "../safe-text";
 import { type CompositeDefinition, type CompositeDefinitionInput, type CompositeStep, exposedRoleOf, INTERMEDIATES_MODES, splitWireEnd, type Wire, type WireSource, type WireTarget } from "./definition";
 import { type CompositeViolation, CompositeDeclarationError } from "./errors";
 import { MAX_FLAGS } from "./soundness";
@@ -24,10 +24,8 @@ export function validateDefinition(input: CompositeDefinitionInput, operations: 
   };
   const text = (what: string, value: string, violation: Omit<CompositeViolation, "rule"> = {}, emptyRule = "EMPTY_NAME") => {
     if (!value.trim()) fail(`${what} is empty`, { rule: emptyRule, ...violation });
-    const reason = unsafeTextReason(value);
-    if (reason) fail(`${what} ${reason}`, { rule: "INVALID_CHARACTERS", ...violation });
-    const tooLong = nameLengthReason(value);
-    if (tooLong) fail(`${what} ${tooLong}`, { rule: "NAME_TOO_LONG", ...violation });
+    const broken = brokenNameRule(value);
+    if (broken) fail(`${what} ${broken.reason}`, { rule: broken.rule, ...violation });
   };
   text("the composite name", input.name);
   text("the version", input.version);

@@ -6,7 +6,7 @@ import type { CommitPath } from "./commit-path";
 import { canonicalJson } from "../canonical-json";
 import { operationIdFor } from "../ids";
 import { type OperationRecord, toOperationRecord } from "../records";
-import { nameLengthReason, unsafeTextReason } from "../safe-text";
+import { brokenNameRule, unsafeTextReason } from "../safe-text";
 import { openLineageJobNamespace } from "../job-names";
 import { insertRows } from "./bulk-insert";
 import { noteUnitWrites, type SearchableWrite } from "./unit-writes";
@@ -244,10 +244,8 @@ export function normaliseDeclaration(input: OperationDeclarationInput): Operatio
   if (!input.name.trim()) fail("the operation name is empty", { rule: "EMPTY_NAME" });
   if (!input.version.trim()) fail("the version is empty", { rule: "EMPTY_VERSION" });
   const checkText = (what: string, text: string, role?: string) => {
-    const reason = unsafeTextReason(text);
-    if (reason) fail(`${what} ${reason}`, { rule: "INVALID_CHARACTERS", role });
-    const tooLong = nameLengthReason(text);
-    if (tooLong) fail(`${what} ${tooLong}`, { rule: "NAME_TOO_LONG", role });
+    const broken = brokenNameRule(text);
+    if (broken) fail(`${what} ${broken.reason}`, { rule: broken.rule, role });
   };
   checkText("the operation name", input.name);
   // An OpenLineage job's version is its namespace behind a prefix: the namespace is the name bounded.
