@@ -2,6 +2,7 @@ import { createContextCache } from "@pothos/core";
 import DataLoader from "dataloader";
 import { builder } from "./builder";
 import type { GraphQLContext } from "./context";
+import { MAX_NAME_BYTES } from "../services/safe-text";
 import { ArtifactRef } from "./artifact";
 import { ArtifactValidationError, ErrorInterface, LineageCompletenessError, LineageIntegrityError } from "./errors";
 import { executionLinks, ExecutionRef, ExecutionStatusEnum } from "./execution";
@@ -62,6 +63,7 @@ const CompositeOutputRoleInput = builder.inputType("CompositeOutputRoleInput", {
 });
 
 const RegisterCompositeInput = builder.inputType("RegisterCompositeInput", {
+  description: `A composite's definition. Its name, version, roles, artifact types, steps and flags are names: at most ${MAX_NAME_BYTES} bytes of UTF-8 each (longer: NAME_TOO_LONG).`,
   fields: (t) => ({
     name: t.string({ required: true }),
     version: t.string({ required: true }),

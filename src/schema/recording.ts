@@ -1,6 +1,7 @@
 import { purposesOf } from "../auth";
 import { REQUEST_LIMITS } from "../limits/request-limits";
 import { InvalidArgumentError } from "../services/errors";
+import { MAX_NAME_BYTES } from "../services/safe-text";
 import { type RecordedExecution, type RecordExecutionRequest, type ReplayedExecution, yieldToEventLoop } from "../services/recording";
 import { builder } from "./builder";
 import type { GraphQLContext } from "./context";
@@ -41,6 +42,7 @@ const OutputRoleInput = builder.inputType("OutputRoleInput", {
 });
 
 const RegisterOperationInput = builder.inputType("RegisterOperationInput", {
+  description: `An operation's declaration. Its name, version, roles and artifact types are names: at most ${MAX_NAME_BYTES} bytes of UTF-8 each (longer: NAME_TOO_LONG).`,
   fields: (t) => ({
     name: t.string({ required: true }),
     version: t.string({ required: true }),
@@ -56,7 +58,7 @@ const RegisterOperationInput = builder.inputType("RegisterOperationInput", {
 });
 
 const DatasetVersionInput = builder.inputType("DatasetVersionInput", {
-  description: "A version of a dataset (OpenLineage's namespace and name; version null: the dataset itself, unversioned).",
+  description: `A version of a dataset (OpenLineage's namespace and name; version null: the dataset itself, unversioned). Each at most ${MAX_NAME_BYTES} bytes of UTF-8.`,
   fields: (t) => ({ namespace: t.string({ required: true }), name: t.string({ required: true }), version: t.string() }),
 });
 
@@ -126,6 +128,7 @@ const PrivacyCostInput = builder.inputType("PrivacyCostInput", {
 });
 
 const RecordExecutionInput = builder.inputType("RecordExecutionInput", {
+  description: `One execution as a pipeline reports it. The operation, its version, the roles, the pipeline and the datasets' names are names: at most ${MAX_NAME_BYTES} bytes of UTF-8 each (longer: INVALID_ARGUMENT naming the field). An output's originalName is free text, without that bound.`,
   fields: (t) => ({
     operation: t.string({ required: true }),
     operationVersion: t.string({ required: true }),
