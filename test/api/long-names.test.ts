@@ -12,19 +12,32 @@ import { MAX_NAME_BYTES } from "../../src/services/safe-text";
  * written. The names are random text of one- to four-byte characters, which compression cannot shrink.
  */
 
+// mulberry32: a small seeded generator whose every bit is well mixed.
 let seed = 20261205;
+function random(): number {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+  return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+}
+
+/** Random text of exactly `bytes` bytes of UTF-8: letters and digits, Latin-1 letters, CJK ideographs, emoji (one to four bytes each). */
 function nameOf(bytes: number): string {
-  const pools = ["abcdefghijklmnopqrstuvwxyz0123456789_", "éøßñçåæÉÖ", "中文字符数据集名称列表", "😀🎉🚀📦🧪"];
+  const ranges: [number, number][] = [
+    [0x61, 0x7a],
+    [0x30, 0x39],
+    [0xc0, 0xff],
+    [0x4e00, 0x9fff],
+    [0x1f300, 0x1f5ff],
+  ];
   let text = "";
   let used = 0;
   while (used < bytes) {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    const pool = pools[seed % pools.length];
-    const char = [...pool][Math.floor(seed / pools.length) % [...pool].length];
-    const size = Buffer.byteLength(char);
-    const chosen = used + size <= bytes ? char : "x";
-    text += chosen;
-    used += Buffer.byteLength(chosen);
+    const [low, high] = ranges[Math.floor(random() * ranges.length)];
+    let char = String.fromCodePoint(low + Math.floor(random() * (high - low + 1)));
+    if (used + Buffer.byteLength(char) > bytes) char = "x";
+    text += char;
+    used += Buffer.byteLength(char);
   }
   return text;
 }
