@@ -79,7 +79,7 @@ export async function runPrivacyBench(options: { quick: boolean; log: (line: str
     const lock = raw.prepare(lockSql);
     const insertEntry = raw.prepare(`INSERT INTO "PrivacyLedgerEntry" (namespace, name, "runId", epsilon, delta, mechanism, principal, "tokenId", "epsilonSpentAfter", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     const update = raw.prepare(`UPDATE "PrivacyBudget" SET "epsilonSpent" = ?, "deltaSpent" = ?, "updatedAt" = ? WHERE namespace = ? AND name = ?`);
-    const asked = toAmount(epsilon);
+    const asked = toAmount(epsilon, "COST_UP");
     const debitRaw = () => {
       const runId = newRunId();
       const at = new Date().toISOString();
@@ -256,7 +256,7 @@ function seed(db: BetterSqlite3.Database, fanIn: number): { root: string; nodes:
     for (const middle of middles) {
       derive(middle, Array.from({ length: fanIn - 1 }, () => artifact(`leaf-${leaf}`, `bench.source_${leaf % 50}`, `v${leaf++}`)));
     }
-    for (const name of protectedNames) insertBudget.run(NAMESPACE, name, String(toAmount(1_000_000)), now, now);
+    for (const name of protectedNames) insertBudget.run(NAMESPACE, name, String(toAmount(1_000_000, "LIMIT_DOWN")), now, now);
   })();
   db.pragma("optimize");
   return { root, nodes, protectedNames };

@@ -108,6 +108,18 @@ describe("differential-privacy budgets", () => {
     expect((await post(releaseEvent("seq", ["crm.customers"], { epsilon: 0.1, delta: 0.000001, mechanism: "gaussian" }))).error).toMatchObject({ code: "PRIVACY_BUDGET_EXHAUSTED", limit: "DELTA", remainingDelta: 0, askedDelta: 0.000001 });
   });
 
+  test("a cost finer than the ledger's 10⁻¹² is spent rounded up, a limit rounded down: releases of δ = 10⁻¹⁵ each spend 10⁻¹², and a budget below 10⁻¹² is refused", async () => {
+    await ingest(t, ...protectedChain("fine"));
+    const tooSmall = await t.gqlAs(t.adminToken, DECLARE, { input: { namespace: "fine", name: "crm.customers", epsilon: 1e-13, reason: "x" } });
+    expect([errorCodes(tooSmall), tooSmall.errors?.[0].extensions?.field]).toEqual([["INVALID_ARGUMENT"], "epsilon"]);
+    // δ = 3.5 × 10⁻¹² keeps 3 × 10⁻¹² (down): three releases of δ = 10⁻¹⁵, each spending 10⁻¹² (up), and no fourth.
+    await gql(DECLARE, { input: { namespace: "fine", name: "crm.customers", epsilon: 1, delta: 3.5e-12, reason: "x" } });
+    for (let i = 0; i < 3; i++) expect((await post(releaseEvent("fine", ["crm.customers"], { epsilon: 0.1, delta: 1e-15, mechanism: "gaussian" }))).status).toBe(201);
+    expect((await post(releaseEvent("fine", ["crm.customers"], { epsilon: 0.1, delta: 1e-15, mechanism: "gaussian" }))).error).toMatchObject({ code: "PRIVACY_BUDGET_EXHAUSTED", limit: "DELTA", remainingDelta: 0, askedDelta: 1e-12 });
+    const b = await budget("fine");
+    expect([b.epsilon, b.delta]).toEqual([{ total: 1, spent: 0.3, remaining: 0.7 }, { total: 3e-12, spent: 3e-12, remaining: 0 }]);
+  });
+
   test("a release's later event that reads a newly protected dataset debits it; the same run cannot change its cost", async () => {
     await ingest(t, ...protectedChain("late"));
     await gql(DECLARE, { input: { namespace: "late", name: "crm.customers", epsilon: 1, reason: "x" } });
@@ -170,6 +182,9 @@ describe("differential-privacy budgets", () => {
 
   test("the ledger invariant holds: every budget's spend is its ledger's sum, within its totals", async () => {
     const report = await gql(`query { integrityReport { invariants { name violations checked } } }`, {});
-    expect(report.integrityReport.invariants.find((i: any) => i.name === "privacy-ledger")).toEqual({ name: "privacy-ledger", violations: 0, checked: 8 });
+    // Every budget the tests above declared is checked.
+    const budgets = await t.app.database.prisma.privacyBudget.count();
+    expect(budgets).toBe(9);
+    expect(report.integrityReport.invariants.find((i: any) => i.name === "privacy-ledger")).toEqual({ name: "privacy-ledger", violations: 0, checked: budgets });
   });
 });

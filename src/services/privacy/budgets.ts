@@ -3,7 +3,7 @@ import { InvalidArgumentError, NotFoundError } from "../errors";
 import type { KeysetPage } from "../pagination";
 import { type CommitPath, insertRows, MAX_RELEASE_EPSILON, type RecordingActor } from "../recording";
 import { unsafeNameReason, unsafeTextReason } from "../safe-text";
-import { type Amount, amountOf, toAmount } from "./amounts";
+import { type Amount, AMOUNT_DECIMALS, amountOf, SMALLEST_AMOUNT, toAmount, toDecimal } from "./amounts";
 import { BASIC_SEQUENTIAL } from "./composition";
 import { PrivacyBudgetAlreadyDeclaredError } from "./errors";
 
@@ -206,13 +206,16 @@ function checkDataset(dataset: DatasetName): void {
 function checkLimits(limits: BudgetLimits): { epsilon: Amount; delta: Amount | null; perReleaseEpsilon: Amount | null } {
   const positive = (field: string, value: number, max: number) => {
     if (!Number.isFinite(value) || value <= 0 || value > max) throw new InvalidArgumentError(field, `must be a number above 0 and at most ${max.toLocaleString("en")}, got ${value}`);
-    return toAmount(value);
+    // A limit rounds down to the amounts' grid; one below its first step would allow nothing.
+    const amount = toAmount(value, "LIMIT_DOWN");
+    if (amount < SMALLEST_AMOUNT) throw new InvalidArgumentError(field, `must be at least ${toDecimal(SMALLEST_AMOUNT)} (amounts are kept to ${AMOUNT_DECIMALS} decimals), got ${value}`);
+    return amount;
   };
   const epsilon = positive("epsilon", limits.epsilon, MAX_BUDGET_EPSILON);
   let delta: Amount | null = null;
   if (limits.delta != null) {
     if (!Number.isFinite(limits.delta) || limits.delta < 0 || limits.delta >= 1) throw new InvalidArgumentError("delta", `must be a number from 0 up to (not including) 1, got ${limits.delta}`);
-    delta = toAmount(limits.delta);
+    delta = toAmount(limits.delta, "LIMIT_DOWN");
   }
   const perReleaseEpsilon = limits.perReleaseEpsilon == null ? null : positive("perReleaseEpsilon", limits.perReleaseEpsilon, MAX_RELEASE_EPSILON);
   if (perReleaseEpsilon !== null && perReleaseEpsilon > epsilon) throw new InvalidArgumentError("perReleaseEpsilon", "must not be more than the total ε");

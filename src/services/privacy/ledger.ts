@@ -59,7 +59,7 @@ export class PrivacyLedger {
     const touched = new Set<string>();
     // Releases in the order the unit recorded them; each sees the debits of the ones before it.
     for (const release of releases) {
-      const asked = { epsilon: toAmount(release.cost.epsilon), delta: toAmount(release.cost.delta) };
+      const asked = { epsilon: toAmount(release.cost.epsilon, "COST_UP"), delta: toAmount(release.cost.delta, "COST_UP") };
       for (const dataset of owed.filter((o) => o.runId === release.runId)) {
         const key = datasetKey(dataset);
         const budget = budgets.get(key)!;
@@ -101,8 +101,8 @@ export class PrivacyLedger {
     const stored = new Map(found.map((r) => [String(r.runId), { epsilon: r.epsilon, delta: r.delta, mechanism: String(r.mechanism) }]));
     const fresh: unknown[][] = [];
     for (const release of releases) {
-      const epsilon = toAmount(release.cost.epsilon);
-      const delta = toAmount(release.cost.delta);
+      const epsilon = toAmount(release.cost.epsilon, "COST_UP");
+      const delta = toAmount(release.cost.delta, "COST_UP");
       const known = stored.get(release.runId);
       if (!known) fresh.push([release.runId, String(epsilon), String(delta), release.cost.mechanism, release.principal.name, release.principal.tokenId, at]);
       else if (amountOf(known.epsilon) !== epsilon || amountOf(known.delta) !== delta || known.mechanism !== release.cost.mechanism) {
@@ -148,7 +148,7 @@ function mergeByRun(drafts: readonly PrivacyReleaseDraft[]): PrivacyReleaseDraft
   for (const d of drafts) {
     const known = byRun.get(d.runId);
     if (known && (known.cost.epsilon !== d.cost.epsilon || known.cost.delta !== d.cost.delta || known.cost.mechanism !== d.cost.mechanism)) {
-      throw new PrivacyCostChangedError(d.at, d.runId, { epsilon: toAmount(known.cost.epsilon), delta: toAmount(known.cost.delta), mechanism: known.cost.mechanism });
+      throw new PrivacyCostChangedError(d.at, d.runId, { epsilon: toAmount(known.cost.epsilon, "COST_UP"), delta: toAmount(known.cost.delta, "COST_UP"), mechanism: known.cost.mechanism });
     }
     byRun.set(d.runId, known ? { ...known, inputIds: [...new Set([...known.inputIds, ...d.inputIds])] } : d);
   }
