@@ -3,7 +3,7 @@
  * sums are exact — ten releases of ε = 0.1 spend exactly 1.0 — whatever order they were added in.
  *
  * A number is read as the decimal it was written as (JavaScript's shortest round-trip form: 0.1, not the
- * binary double nearest it), and one with more than 12 decimals is rounded to the grid the side that
+ * binary double nearest it), and one with more than 12 decimals is rounded to the grid on the side that
  * keeps the accounting sound: a cost (what a release spends) up, a limit (a budget's total, a per-release
  * cap) down. Rounding a cost to the nearest would let a release of δ = 10⁻¹⁵, a usual size, spend nothing.
  */
