@@ -23,7 +23,6 @@ import {
 } from "../services/compliance";
 import { InvalidArgumentError } from "../services/errors";
 import { isIdOfKind } from "../services/ids";
-import { unsafeNameReason } from "../services/safe-text";
 import { ArtifactRef, DatasetRefObject } from "./artifact";
 import { builder } from "./builder";
 import { RedactionObject } from "./redactions";
@@ -471,9 +470,5 @@ async function catalogueTargetOf(ctx: GraphQLContext, input: { artifactId?: stri
   if (byId === (input.namespace != null || input.name != null)) throw new InvalidArgumentError(byId ? "namespace" : "artifactId", "name either an artifact (artifactId) or a dataset (namespace and name)");
   if (byId) return { kind: "ARTIFACT", artifactId: (await ctx.services.compliance.targets.artifact(String(input.artifactId))).artifactId };
   if (input.namespace == null || input.name == null) throw new InvalidArgumentError(input.namespace == null ? "namespace" : "name", "namespace and name go together");
-  for (const [field, value] of [["namespace", input.namespace], ["name", input.name]] as const) {
-    const unsafe = unsafeNameReason(value);
-    if (unsafe) throw new InvalidArgumentError(field, unsafe);
-  }
   return { kind: "DATASET", namespace: input.namespace, name: input.name };
 }

@@ -3,7 +3,7 @@ import type { Db } from "../../db/client";
 import { InvalidArgumentError } from "../errors";
 import type { CommitPath } from "../recording";
 import { insertRows } from "../recording";
-import { unsafeTextReason } from "../safe-text";
+import { unsafeNameReason, unsafeTextReason } from "../safe-text";
 import type { BeforeCommit } from "./policy-tag-service";
 import { type Actor, MAX_REASON_LENGTH } from "./tag-records";
 
@@ -65,6 +65,7 @@ export class Catalogue {
   ) {}
 
   async record(target: CatalogueTarget, facts: CatalogueFacts, reason: string | null, actor: Actor, beforeCommit?: BeforeCommit): Promise<CatalogueFactRecord> {
+    checkTarget(target);
     checkFacts(facts, reason);
     return this.commits.run(async (tx) => {
       const [id] = await insertRows(
@@ -131,6 +132,15 @@ export class Catalogue {
     // An artifact's own facts override its dataset's.
     const facts = await this.factsOf(candidates);
     return candidates.filter((_, i) => facts[i]?.holdsSubjectData === true).sort();
+  }
+}
+
+/** A dataset is named as recording names one: safe text, at most MAX_NAME_BYTES (its namespace and name key an index). */
+function checkTarget(target: CatalogueTarget): void {
+  if (target.kind !== "DATASET") return;
+  for (const [field, value] of [["namespace", target.namespace], ["name", target.name]] as const) {
+    const unsafe = unsafeNameReason(value);
+    if (unsafe) throw new InvalidArgumentError(field, unsafe);
   }
 }
 
