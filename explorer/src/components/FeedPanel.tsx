@@ -3,13 +3,17 @@ import { hrefOf, navigate, useLocation } from "../routes/router";
 import { useLiveFeed } from "../state/live-feed";
 import { StatusBadge } from "./StatusBadge";
 
+/** The width below which styles.css lays the page out for a phone. */
+const narrowScreen = () => typeof window.matchMedia === "function" && window.matchMedia("(max-width: 720px)").matches;
+
 /** Runs recorded since the page opened, newest first; each opens its neighbourhood. */
 export function FeedPanel() {
   const { events, status, error } = useLiveFeed();
   const { route } = useLocation();
-  // Open on the home page; folded to a rail (with a count of new runs) beside a graph, which needs the room.
+  // Open on the home page; folded to a rail (with a count of new runs) beside a graph, which needs the room,
+  // and on a phone-sized screen, where it would cover the page (styles.css opens it over the page there).
   const [chosen, setOpen] = useState<boolean>();
-  const open = chosen ?? route === "/";
+  const open = chosen ?? (route === "/" && !narrowScreen());
   return (
     <aside className={`feed${open ? "" : " closed"}`} aria-label="Live runs">
       <button className="feed-toggle" onClick={() => setOpen(!open)} aria-expanded={open} title={open ? "Hide the live feed" : "Show the live feed"}>

@@ -7,13 +7,14 @@ export function Header() {
     <header className="header">
       <a
         className="brand"
+        aria-label="provgraph Explorer: home"
         href={hrefOf("/")}
         onClick={(event) => {
           event.preventDefault();
           navigate(hrefOf("/"));
         }}
       >
-        <span className="brand-mark" aria-hidden="true">◆</span> provgraph <span className="brand-sub">Explorer</span>
+        <span className="brand-mark" aria-hidden="true">◆</span> <span className="brand-name">provgraph</span> <span className="brand-sub">Explorer</span>
       </a>
       <SearchBox />
       <nav className="header-links">

@@ -267,6 +267,61 @@ describe("the Explorer in a browser (open mode)", () => {
     await browser.screenshot(page, "details");
   });
 
+  test("long policy tags stay on one line inside their box, cut short with the whole tag on hover, and the type stays readable", async () => {
+    // Tags may be 64 characters long; three of them on a redacted artifact fill more than its box is wide.
+    const tags = ["GDPR.special-category.health-data.retention-7y.eu-only-processing", "PCI-DSS.cardholder-data-environment.segment-a", "customer-contact-details"].map((tag) => tag.slice(0, 64));
+    const made = await recordRun({ url: server.graphqlUrl }, "extract", {}, { raw: [{ name: "wide_tags.csv" }] });
+    for (const tag of tags) await gql({ url: server.graphqlUrl }, `mutation($input: TagArtifactInput!) { tagArtifact(input: $input) { __typename } }`, { input: { artifactId: made.outputs[0], tag, reason: "layout" } });
+    await open(`/explorer/graph?root=${made.outputs[0]}`);
+    await node("wide_tags.csv").locator(".tag").first().waitFor();
+    const layout = await node("wide_tags.csv").evaluate((element) => {
+      const zoom = new DOMMatrixReadOnly(getComputedStyle(document.querySelector(".react-flow__viewport")!).transform).a;
+      const box = element.querySelector(".box")!.getBoundingClientRect();
+      const parts = [...element.querySelectorAll<HTMLElement>(".box-sub .tag, .box-sub .box-type, .box-sub .redacted-mark")].map((part) => {
+        const at = part.getBoundingClientRect();
+        return { text: part.innerText, title: part.title, inside: at.left >= box.left - 0.5 && at.right <= box.right + 0.5 && at.top >= box.top - 0.5 && at.bottom <= box.bottom + 0.5, height: Math.round(at.height / zoom), cut: part.scrollWidth > part.clientWidth };
+      });
+      return { parts, wrapped: [...element.querySelectorAll<HTMLElement>(".tag")].some((tag) => getComputedStyle(tag).whiteSpace !== "nowrap") };
+    });
+    expect(layout.parts.filter((part) => !part.inside || part.height > 18)).toEqual([]);
+    expect(layout.wrapped).toBe(false);
+    expect(layout.parts.find((part) => part.text === "csv")).toMatchObject({ cut: false });
+    for (const tag of tags) expect(layout.parts.some((part) => part.title.startsWith(tag))).toBe(true);
+    await browser.screenshot(page, "long-tags");
+  });
+
+  test("on a phone-sized screen the search box keeps its room and the live feed folds away instead of covering the page", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open("/explorer/");
+    await page.locator(".home h1").waitFor();
+    const home = await page.evaluate(() => {
+      const heading = document.querySelector(".home h1")!.getBoundingClientRect();
+      const covering = document.elementFromPoint(heading.right - 4, heading.top + heading.height / 2);
+      return { search: document.querySelector("#search-input")!.getBoundingClientRect().width, main: document.querySelector(".app-main")!.clientWidth, headingUncovered: !!covering?.closest(".home"), pageWidth: document.documentElement.scrollWidth };
+    });
+    expect(home).toEqual({ search: expect.any(Number), main: expect.any(Number), headingUncovered: true, pageWidth: 390 });
+    expect(home.search).toBeGreaterThanOrEqual(160);
+    expect(home.main).toBeGreaterThanOrEqual(340);
+    await browser.screenshot(page, "phone-home");
+    // The feed still opens on demand, over the page.
+    await page.locator(".feed-toggle").click();
+    await page.locator(".feed-body").waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+    await page.locator(".feed-toggle").click();
+    await open(`/explorer/graph?root=${seeded.extract}`);
+    await page.waitForFunction(() => document.querySelector(".toolbar-info")?.textContent?.includes("artifacts"));
+    const graph = await page.evaluate(() => ({
+      search: document.querySelector("#search-input")!.getBoundingClientRect().width,
+      pageWidth: document.documentElement.scrollWidth,
+      // Every toolbar control within the screen, none cut off at its right edge.
+      toolbarOverflow: [...document.querySelectorAll<HTMLElement>(".toolbar button, .toolbar select, .toolbar input")].filter((control) => control.getBoundingClientRect().right > 390).map((control) => control.outerHTML.slice(0, 80)),
+    }));
+    expect(graph.pageWidth).toBe(390);
+    expect(graph.toolbarOverflow).toEqual([]);
+    expect(graph.search).toBeGreaterThanOrEqual(160);
+    await browser.screenshot(page, "phone-graph");
+  });
+
   test("no request left loopback and the page raised no error (CSP refusals included)", () => {
     expect(browser.blocked).toEqual([]);
     expect(browser.errors).toEqual([]);
