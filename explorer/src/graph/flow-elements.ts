@@ -7,7 +7,7 @@ import type { Edge, Node } from "@xyflow/react";
 import { MarkerType, type NodeHandle, Position } from "@xyflow/react";
 import type { GraphEdgeFieldsFragment } from "../api/generated";
 import type { GraphModel, GraphNode } from "./graph-model";
-import { COLUMN_HEADER, COLUMN_ROW, HANDLE, handlesOf, sizeOf } from "./node-size";
+import { COLUMN_HEADER, COLUMN_IN_BOX, COLUMN_ROW, HANDLE, handlesOf, sizeOf } from "./node-size";
 
 export interface Highlights {
   selected?: string;
@@ -105,9 +105,9 @@ export function flowNodes(model: GraphModel, highlights: Highlights, cache = new
           extent: "parent",
           draggable: false,
           position: { x: 8, y: COLUMN_HEADER + i * COLUMN_ROW },
-          width: sizeOf(column).width,
-          height: sizeOf(column).height,
-          handles: flowHandles("COLUMN", sizeOf(column)),
+          width: COLUMN_IN_BOX.width,
+          height: COLUMN_IN_BOX.height,
+          handles: flowHandles("COLUMN", COLUMN_IN_BOX),
           selected,
           data: { node: column, expandedUp: false, expandedDown: false, columnCount: 0, isRoot: false, lit, dim, fresh: false },
         })),

@@ -7,10 +7,20 @@ export const ARTIFACT = { width: 230, height: 64 };
 export const RUN = { width: 150, height: 40 };
 export const COLUMN_ROW = 26;
 export const COLUMN_HEADER = 64;
+/** A column row inside its dataset's box. */
+export const COLUMN_IN_BOX = { width: ARTIFACT.width - 16, height: COLUMN_ROW - 4 };
+/** A column drawn without its dataset's box (a graph rooted at a column): its dataset named above its field. */
+export const STANDALONE_COLUMN = { width: ARTIFACT.width, height: 42 };
+/**
+ * The gap beside a lane of standalone columns: a column edge's subtype label ("TRANSFORMATION") sits
+ * between two of them, where between boxes a lane of runs lies and gives it room.
+ */
+export const LABELLED_COLUMN_GAP = 130;
 
+/** The size of a box as the layouts place it: an artifact (taller with its columns), a run, a standalone column. */
 export function sizeOf(node: GraphNode, columnCount = 0): { width: number; height: number } {
   if (node.kind === "RUN") return RUN;
-  if (node.kind === "COLUMN") return { width: ARTIFACT.width - 16, height: COLUMN_ROW - 4 };
+  if (node.kind === "COLUMN") return STANDALONE_COLUMN;
   return { width: ARTIFACT.width, height: ARTIFACT.height + (columnCount ? columnCount * COLUMN_ROW + 8 : 0) };
 }
 

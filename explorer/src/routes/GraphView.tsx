@@ -281,7 +281,7 @@ export function GraphView() {
           info={
             model && (
               <span data-testid="graph-info">
-                {countOf(model, "ARTIFACT")} artifacts · {countOf(model, "RUN")} runs{settings.columns ? ` · ${countOf(model, "COLUMN")} columns` : ""}
+                {countOf(model, "ARTIFACT")} artifacts · {countOf(model, "RUN")} runs{settings.columns || countOf(model, "COLUMN") ? ` · ${countOf(model, "COLUMN")} columns` : ""}
                 {model.truncated && <span className="warn"> · cut at {settings.maxNodes} nodes: expand to see more</span>}
                 {busy && <span className="busy"> · {busy}</span>}
               </span>

@@ -178,10 +178,8 @@ describe("the Explorer in a browser (open mode)", () => {
     await browser.screenshot(page, "columns");
   });
 
-  test("every box's handles lie where the page tells React Flow they are, so edges drawn before measuring meet their boxes", async () => {
-    await open(`/explorer/graph?root=${seeded.ordersClean}&cols=1`);
-    await page.locator('[data-testid="column-node"]').first().waitFor();
-    await page.locator(".react-flow__node-run").first().waitFor();
+  /** Each box's handles as the browser placed them, and where node-size.ts says they are (handlesOf). */
+  const handlePlacements = async () => {
     const boxes = await page.evaluate(() => {
       const viewport = document.querySelector<HTMLElement>(".react-flow__viewport")!;
       const zoom = new DOMMatrixReadOnly(getComputedStyle(viewport).transform).a;
@@ -194,12 +192,42 @@ describe("the Explorer in a browser (open mode)", () => {
         return { type: /react-flow__node-(\w+)/.exec(box.className)![1], width: outer.width / zoom, height: outer.height / zoom, target: at("target"), source: at("source") };
       });
     });
-    expect(new Set(boxes.map((b) => b.type))).toEqual(new Set(["artifact", "run", "column"]));
     const near = (a: { x: number; y: number }, b: { x: number; y: number }) => Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5;
-    for (const box of boxes) {
+    return boxes.map((box) => {
       const declared = handlesOf(box.type === "run" ? "RUN" : box.type === "column" ? "COLUMN" : "ARTIFACT", { width: Math.round(box.width), height: Math.round(box.height) });
-      expect({ box, target: near(box.target, declared.target), source: near(box.source, declared.source) }).toEqual({ box, target: true, source: true });
-    }
+      return { box, target: near(box.target, declared.target), source: near(box.source, declared.source) };
+    });
+  };
+
+  test("every box's handles lie where the page tells React Flow they are, so edges drawn before measuring meet their boxes", async () => {
+    await open(`/explorer/graph?root=${seeded.ordersClean}&cols=1`);
+    await page.locator('[data-testid="column-node"]').first().waitFor();
+    await page.locator(".react-flow__node-run").first().waitFor();
+    const placements = await handlePlacements();
+    expect(new Set(placements.map((p) => p.box.type))).toEqual(new Set(["artifact", "run", "column"]));
+    for (const placement of placements) expect(placement).toEqual({ box: placement.box, target: true, source: true });
+  });
+
+  test("a graph rooted at a column names each column's dataset, and no column covers its edges' subtypes", async () => {
+    await open(`/explorer/graph?root=${encodeURIComponent(`col:${seeded.ordersClean}:amount`)}&cols=1`);
+    await page.locator('[data-testid="column-node"]').nth(3).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll(".react-flow__edge-text").length >= 3);
+    await page.waitForTimeout(300); // the layout's refinement (ELK, in a worker) settles
+    const drawn = await page.evaluate(() => {
+      const rects = [...document.querySelectorAll<HTMLElement>('[data-testid="column-node"]')].map((column) => column.getBoundingClientRect());
+      const overlaps = (a: DOMRect, b: DOMRect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      return {
+        columns: [...document.querySelectorAll<HTMLElement>('[data-testid="column-node"]')].map((column) => `${column.querySelector('[data-testid="column-dataset"]')?.textContent?.replace(/ · v .*/, "")}.${column.querySelector(".column-field")?.textContent}`).sort(),
+        coveredLabels: [...document.querySelectorAll<SVGTextElement>(".react-flow__edge-text")].filter((label) => rects.some((rect) => overlaps(rect, label.getBoundingClientRect()))).map((label) => label.textContent),
+        info: document.querySelector('[data-testid="graph-info"]')?.textContent,
+      };
+    });
+    expect(drawn.columns).toEqual(["shop/orders_clean.amount", "shop/raw_orders.amount", "shop/raw_orders.status", "shop/revenue_daily.revenue"]);
+    expect(drawn.coveredLabels).toEqual([]);
+    expect(drawn.info).toContain("4 columns");
+    const placements = await handlePlacements();
+    for (const placement of placements) expect(placement).toEqual({ box: placement.box, target: true, source: true });
+    await browser.screenshot(page, "column-root");
   });
 
   test("the stepper plays the pipeline step by step", async () => {
