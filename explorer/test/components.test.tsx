@@ -3,6 +3,7 @@ import { act, fireEvent, render, screen } from "@testing-library/react";
 import { ApiError } from "../src/api/api-error";
 import { ErrorNotice } from "../src/components/ErrorNotice";
 import { PagingWarning } from "../src/components/PagingWarning";
+import { PinsTable } from "../src/components/PinsTable";
 import { SearchBox } from "../src/components/SearchBox";
 import { Stepper } from "../src/components/Stepper";
 import { graphParamsOf, openParamOf } from "../src/routes/graph-params";
@@ -61,6 +62,39 @@ test("QUERY_TIMEOUT is explained with its budget and the field it names", () => 
   expect(alert.textContent).toContain("Field: depth");
   expect(alert.textContent).toContain("Ask for less");
   expect(screen.getByRole("button", { name: "Try again" })).toBeTruthy();
+});
+
+describe("a run's replay pins", () => {
+  const row = (name: string) => [...document.querySelectorAll("tr")].find((tr) => tr.querySelector("th")?.textContent?.includes(name))!;
+  const pins = (inputVersions: unknown) => ({ inputVersions, codeVersion: "9f2c1e7", imageDigest: "sha256:4b1d", deterministic: true });
+
+  test("an OpenLineage run's inputs are listed with how each version was resolved; one not pinned marks the row, as the evidence gate counts it", () => {
+    const inputs = [
+      { namespace: "shop", name: "orders", version: "v7", artifactId: "art_1", pinned: true, resolvedBy: "VERSION_FACET" },
+      { namespace: "shop", name: "customers", version: "run_ab12", artifactId: "art_2", pinned: false, resolvedBy: "LATEST_KNOWN" },
+    ];
+    render(<PinsTable pins={pins(inputs)} />);
+    expect(row("Input versions").className).toBe("missing");
+    const items = [...row("Input versions").querySelectorAll("li")].map((li) => [li.className, li.textContent]);
+    expect(items).toEqual([
+      ["ok", "shop/orders v v7 pinned by its version facet"],
+      ["missing", "shop/customers v run_ab12 not pinned: the newest version known when it ran"],
+    ]);
+    expect(row("Input versions").textContent).not.toContain("{");
+  });
+
+  test("every input pinned, or versions a client declared, mark the row pinned; none at all is missing", () => {
+    const { unmount } = render(<PinsTable pins={pins([{ namespace: "shop", name: "orders", version: "v7", artifactId: "art_1", pinned: true, resolvedBy: "VERSION_FACET" }])} />);
+    expect(row("Input versions").className).toBe("ok");
+    unmount();
+    const declared = render(<PinsTable pins={pins({ "sales.csv": "sha256:fc9f" })} />);
+    expect(row("Input versions").className).toBe("ok");
+    expect(row("Input versions").textContent).toContain("sales.csv sha256:fc9f");
+    declared.unmount();
+    render(<PinsTable pins={pins(null)} />);
+    expect(row("Input versions").className).toBe("missing");
+    expect(row("Input versions").textContent).toContain("not pinned");
+  });
 });
 
 test("before drawing hundreds, the paging warning offers a first page, all, or nothing", () => {
