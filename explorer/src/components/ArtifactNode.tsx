@@ -1,6 +1,7 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
 import { memo } from "react";
 import type { BoxData } from "../graph/flow-elements";
+import { displayName } from "../graph/display-name";
 import { useGraphActions } from "../graph/graph-actions";
 import { Expander } from "./Expander";
 import { TagBadges } from "./TagBadges";
@@ -22,7 +23,7 @@ export const ArtifactNode = memo(function ArtifactNode({ data, selected }: NodeP
       <div className="box-head">
         <span className={`kind-icon ${dataset ? "kind-dataset" : "kind-artifact"}`} aria-hidden="true">{dataset ? "▦" : "◧"}</span>
         <span className="box-title" title={node.label}>
-          {node.label}
+          {dataset ? node.label : displayName(node.label)}
         </span>
       </div>
       <div className="box-sub">
