@@ -4,12 +4,14 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import { Loading } from "../components/Loading";
 import { useQuery } from "../state/use-query";
 import { hrefOf, navigate, useLocation } from "./router";
+import { useDocumentTitle } from "../state/document-title";
 
 /** `/coverage?ns=…`: how much of a namespace's output columns resolve to their sources, and which do not. */
 export function CoverageView() {
   const { params } = useLocation();
   const namespace = params.get("ns") ?? "";
   const result = useQuery(namespace || undefined, (signal) => request(CoverageDocument, { namespace, first: 500 }, signal));
+  useDocumentTitle(namespace ? `Coverage of ${namespace}` : undefined);
   if (!namespace) return <Empty title="No namespace chosen" />;
   if (result.error) return <ErrorNotice error={result.error} onRetry={result.reload} />;
   if (!result.data) return <Loading what={`coverage of ${namespace}`} />;

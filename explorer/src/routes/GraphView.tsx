@@ -16,6 +16,7 @@ import { placeNewNodes } from "../graph/place-new-nodes";
 import { useLiveFeed } from "../state/live-feed";
 import { DEFAULT_MAX_NODES, graphParamsOf, openParamOf } from "./graph-params";
 import { updateParams, useLocation } from "./router";
+import { useDocumentTitle } from "../state/document-title";
 
 /** Expansions fetch this many neighbours a page; more than WARN_AT hidden asks first. */
 export const PAGE_SIZE = 50;
@@ -269,6 +270,8 @@ export function GraphView() {
     return times;
   }, [model]);
 
+  useDocumentTitle(titleOf(settings.roots, model));
+
   if (!settings.roots.length) return <Empty title="No node chosen">Search for something to open its neighbourhood.</Empty>;
   const selectedNode = settings.selected ? model?.nodes.get(settings.selected) : undefined;
   return (
@@ -364,6 +367,15 @@ function pathHighlights(model: GraphModel, paths: LineagePathQuery["lineagePath"
     }
   }
   return { litNodes, litEdges };
+}
+
+/** What the tab is called: the root's name (a run's operation, a column marked as one), or how many roots. */
+function titleOf(roots: readonly string[], model: GraphModel | undefined): string | undefined {
+  if (roots.length > 1) return `${roots.length} nodes`;
+  const root = roots.length ? model?.nodes.get(roots[0]) : undefined;
+  if (!root) return undefined;
+  if (root.kind === "RUN") return `${root.execution?.operation.name ?? root.label} (run)`;
+  return root.kind === "COLUMN" ? `${root.label} (column)` : root.label;
 }
 
 function countOf(model: GraphModel, kind: string): number {

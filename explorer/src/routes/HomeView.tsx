@@ -1,7 +1,9 @@
 import { Empty } from "../components/Empty";
+import { useDocumentTitle } from "../state/document-title";
 
 /** Where the page opens: search first. */
 export function HomeView() {
+  useDocumentTitle(undefined);
   return (
     <div className="home">
       <h1>Where did this come from?</h1>

@@ -8,6 +8,7 @@ import { PipelineNode, type PipelineNodeData } from "../components/PipelineNode"
 import { Stepper } from "../components/Stepper";
 import { useQuery } from "../state/use-query";
 import { hrefOf, navigate, updateParams, useLocation } from "./router";
+import { useDocumentTitle } from "../state/document-title";
 
 const NODE_TYPES = { pipeline: PipelineNode };
 const COLUMN_WIDTH = 250;
@@ -26,6 +27,7 @@ export function PipelineView() {
     if (view === "macro") return (await request(MacroGraphDocument, { pipeline: name, expandComposites }, signal)).macroGraph;
     return (await request(MicroGraphDocument, { pipeline: name, expandComposites }, signal)).microGraph;
   });
+  useDocumentTitle(name ? `Pipeline ${name}` : undefined);
   const graph = result.data;
   const steps = graph?.steps ?? [];
   const stepParam = params.get("step");

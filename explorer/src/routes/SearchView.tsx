@@ -6,6 +6,7 @@ import { Loading } from "../components/Loading";
 import { useQuery } from "../state/use-query";
 import { groupHits, hrefOfHit, KIND_LABELS } from "./open-hit";
 import { navigate, useLocation } from "./router";
+import { useDocumentTitle } from "../state/document-title";
 
 type Kind = "ARTIFACT" | "DATASET" | "COLUMN" | "JOB" | "PIPELINE" | "RUN" | "POLICY_TAG";
 
@@ -15,6 +16,7 @@ export function SearchView() {
   const q = params.get("q") ?? "";
   const kinds = params.get("kinds")?.split(",").filter(Boolean) as Kind[] | undefined;
   const result = useQuery(q ? `${q}|${kinds ?? ""}` : undefined, (signal) => request(SearchDocument, { query: q, kinds, first: 100 }, signal));
+  useDocumentTitle(q ? `Search “${q}”` : "Search");
   if (!q) return <Empty title="Search for something">Type in the box above.</Empty>;
   if (result.error) return <ErrorNotice error={result.error} onRetry={result.reload} />;
   if (!result.data) return <Loading what={`results for “${q}”`} />;

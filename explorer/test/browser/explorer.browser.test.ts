@@ -42,6 +42,7 @@ describe("the Explorer in a browser (open mode)", () => {
   test("/ leads to the Explorer; a partial name finds the artifact, grouped by kind, and Enter opens its neighbourhood", async () => {
     await open("/");
     expect(new URL(page.url()).pathname).toBe("/explorer/");
+    expect(await page.title()).toBe("provgraph Explorer");
     await page.click("#search-input");
     await page.keyboard.type("sales_20");
     const option = page.locator('[role="option"]', { hasText: "sales_2026.csv" });
@@ -55,6 +56,8 @@ describe("the Explorer in a browser (open mode)", () => {
     await node("sales_2026.csv").waitFor();
     await node("extract").waitFor();
     expect(await node("sales_2026.csv").locator(".tag").first().innerText()).toBe("PII");
+    // The tab names what it shows, so tabs, history and bookmarks of views can be told apart.
+    expect(await page.title()).toBe("sales_2026.csv · provgraph Explorer");
     await browser.screenshot(page, "neighbourhood");
   });
 
@@ -233,6 +236,7 @@ describe("the Explorer in a browser (open mode)", () => {
   test("the stepper plays the pipeline step by step", async () => {
     await open("/explorer/pipeline?name=reporting");
     await page.getByTestId("pipeline-canvas").waitFor();
+    expect(await page.title()).toBe("Pipeline reporting · provgraph Explorer");
     const count = () => page.getByTestId("pipeline-canvas").getAttribute("data-node-count").then(Number);
     expect(await count()).toBe(6);
     await page.getByTestId("step-back").click();
