@@ -1,32 +1,79 @@
-import { SearchDocument, request } from "../api/client";
+import { useState } from "react";
+import { ApiError, type HitFieldsFragment, SearchDocument, request } from "../api/client";
 import { Empty } from "../components/Empty";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { Highlighted } from "../components/Highlighted";
 import { Loading } from "../components/Loading";
 import { useQuery } from "../state/use-query";
-import { groupHits, hrefOfHit, KIND_LABELS } from "./open-hit";
-import { navigate, useLocation } from "./router";
+import { groupHits, hrefOfHit, KIND_LABELS, KIND_ORDER } from "./open-hit";
+import { hrefOf, navigate, useLocation } from "./router";
 import { useDocumentTitle } from "../state/document-title";
 
-type Kind = "ARTIFACT" | "DATASET" | "COLUMN" | "JOB" | "PIPELINE" | "RUN" | "POLICY_TAG";
+type Kind = HitFieldsFragment["kind"];
 
-/** Full results of a search, grouped by kind (`/search?q=…&kinds=…`). */
+/** Hits a page of results asks for; "Show more" asks for the next as many. */
+const PAGE = 100;
+
+/** Pages loaded after the first, for one search (its key). */
+interface More {
+  key: string;
+  hits: HitFieldsFragment[];
+  endCursor: string | null;
+  hasNextPage: boolean;
+}
+
+/** Full results of a search, grouped by kind, narrowed to one kind and paged with "Show more" (`/search?q=…&kinds=…`). */
 export function SearchView() {
   const { params } = useLocation();
   const q = params.get("q") ?? "";
   const kinds = params.get("kinds")?.split(",").filter(Boolean) as Kind[] | undefined;
-  const result = useQuery(q ? `${q}|${kinds ?? ""}` : undefined, (signal) => request(SearchDocument, { query: q, kinds, first: 100 }, signal));
+  const key = q ? `${q}|${kinds ?? ""}` : undefined;
+  const result = useQuery(key, (signal) => request(SearchDocument, { query: q, kinds, first: PAGE }, signal));
+  const [more, setMore] = useState<More>();
+  const [moreState, setMoreState] = useState<{ key: string; loading: boolean; error?: ApiError }>();
   useDocumentTitle(q ? `Search “${q}”` : "Search");
   if (!q) return <Empty title="Search for something">Type in the box above.</Empty>;
   if (result.error) return <ErrorNotice error={result.error} onRetry={result.reload} />;
   if (!result.data) return <Loading what={`results for “${q}”`} />;
-  const hits = result.data.search.edges.map((e) => e.node);
-  if (!hits.length) return <Empty title={`Nothing matches “${q}”`}>Search matches names, namespaces, columns, run ids and tags.</Empty>;
+  const first = result.data.search;
+  const extra = more?.key === key ? more : undefined;
+  const hits = [...first.edges.map((e) => e.node), ...(extra?.hits ?? [])];
+  const pageInfo = extra ?? first.pageInfo;
+  const moreNow = moreState && moreState.key === key ? moreState : undefined;
+  const loadingMore = !!moreNow?.loading;
+  const showMore = async () => {
+    setMoreState({ key: key!, loading: true });
+    try {
+      const page = (await request(SearchDocument, { query: q, kinds, first: PAGE, after: pageInfo.endCursor })).search;
+      setMore({ key: key!, hits: [...(extra?.hits ?? []), ...page.edges.map((e) => e.node)], endCursor: page.pageInfo.endCursor, hasNextPage: page.pageInfo.hasNextPage });
+      setMoreState({ key: key!, loading: false });
+    } catch (error) {
+      setMoreState({ key: key!, loading: false, error: error instanceof ApiError ? error : new ApiError(String((error as Error)?.message ?? error), "INTERNAL_SERVER_ERROR") });
+    }
+  };
+  const only = kinds?.length === 1 ? kinds[0] : undefined;
   return (
     <div className="search-page">
       <h2>
-        Results for “{q}” <span className="muted">({result.data.search.totalCount ?? hits.length})</span>
+        Results for “{q}” <span className="muted">({first.totalCount ?? hits.length})</span>
       </h2>
+      <nav className="kind-filter" aria-label="Narrow to one kind">
+        {[undefined, ...KIND_ORDER].map((kind) => (
+          <a
+            key={kind ?? "all"}
+            className={kind === only || (!kind && !kinds?.length) ? "on" : undefined}
+            aria-current={kind === only || (!kind && !kinds?.length) ? "page" : undefined}
+            href={hrefOf("/search", { q, kinds: kind })}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate(hrefOf("/search", { q, kinds: kind }));
+            }}
+          >
+            {kind ? KIND_LABELS[kind] : "All kinds"}
+          </a>
+        ))}
+      </nav>
+      {!hits.length && <Empty title={`Nothing matches “${q}”${only ? ` among ${KIND_LABELS[only].toLowerCase()}` : ""}`}>Search matches names, namespaces, columns, run ids and tags.</Empty>}
       {groupHits(hits).map((group) => (
         <section key={group.kind} className="result-group">
           <h3>{KIND_LABELS[group.kind]}</h3>
@@ -48,6 +95,18 @@ export function SearchView() {
           </ul>
         </section>
       ))}
+      {moreNow?.error && <ErrorNotice error={moreNow.error} onRetry={showMore} />}
+      {pageInfo.hasNextPage && (
+        <div className="search-more">
+          <span className="muted">
+            Showing {hits.length}
+            {first.totalCount != null ? ` of ${first.totalCount}` : ""}
+          </span>{" "}
+          <button className="button" data-testid="search-more" disabled={loadingMore} onClick={showMore}>
+            {loadingMore ? "Loading…" : `Show ${PAGE} more`}
+          </button>
+        </div>
+      )}
     </div>
   );
 }

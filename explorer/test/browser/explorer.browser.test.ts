@@ -354,6 +354,31 @@ describe("the Explorer in a browser (open mode)", () => {
     await browser.screenshot(page, "phone-graph");
   });
 
+  test("the results page pages past its first hundred hits and narrows to one kind", async () => {
+    await recordRun({ url: server.graphqlUrl }, "extract", {}, { raw: Array.from({ length: 120 }, (_, i) => ({ name: `bulk_part_${String(i).padStart(3, "0")}.csv` })) });
+    await open("/explorer/search?q=bulk_part");
+    const links = page.locator(".result-group li a");
+    await page.getByTestId("search-more").waitFor();
+    expect(await links.count()).toBe(100);
+    expect(await page.locator(".search-page h2").innerText()).toContain("(120)");
+    expect(await page.title()).toBe("Search “bulk_part” · provgraph Explorer");
+    await page.getByTestId("search-more").click();
+    await page.waitForFunction(() => document.querySelectorAll(".result-group li a").length === 120);
+    expect(await page.getByTestId("search-more").count()).toBe(0);
+    const names = await links.allInnerTexts();
+    expect(new Set(names).size).toBe(120);
+    expect(names.every((name) => /^bulk_part_\d{3}\.csv$/.test(name))).toBe(true);
+    await browser.screenshot(page, "search-page");
+    // One kind: the chip is the address's kinds=, and a kind with no hit says so.
+    await page.locator(".kind-filter a", { hasText: "Datasets" }).click();
+    await page.waitForURL((url) => url.searchParams.get("kinds") === "DATASET");
+    await page.getByText("Nothing matches “bulk_part” among datasets").waitFor();
+    await page.locator(".kind-filter a", { hasText: "Artifacts" }).click();
+    await page.waitForURL((url) => url.searchParams.get("kinds") === "ARTIFACT");
+    await page.getByTestId("search-more").waitFor();
+    expect(await page.locator(".kind-filter a.on").innerText()).toBe("Artifacts");
+  });
+
   test("no request left loopback and the page raised no error (CSP refusals included)", () => {
     expect(browser.blocked).toEqual([]);
     expect(browser.errors).toEqual([]);
