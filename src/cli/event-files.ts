@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { CliError, ExitCode } from "./exit-codes";
 
 /** One OpenLineage event read from a file, and where it was (for the summary's reasons). */
@@ -6,6 +7,40 @@ export interface SourcedEvent {
   event: unknown;
   /** `file.json`, `file.json[3]` (an array's item) or `file.ndjson:12` (a line). */
   where: string;
+}
+
+/** The files a directory of events holds: what OpenLineage's file transport and exports write. */
+const EVENT_FILE = /\.(json|ndjson|jsonl)$/i;
+
+/**
+ * The files the command's arguments name: a file as it is (`-` too), a directory as the `.json`, `.ndjson`
+ * and `.jsonl` files below it (hidden ones left out), in the order of their paths. A directory that holds none
+ * is refused, as a file that cannot be read is.
+ */
+export async function eventFilesOf(args: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const arg of args) {
+    const stat = arg === "-" ? undefined : await fs.promises.stat(arg).catch(() => undefined);
+    if (!stat?.isDirectory()) {
+      files.push(arg);
+      continue;
+    }
+    const found = (await filesBelow(arg)).filter((file) => EVENT_FILE.test(file)).sort();
+    if (!found.length) throw new CliError(`${arg} is a directory that holds no .json, .ndjson or .jsonl file`, ExitCode.BAD_FILE);
+    files.push(...found);
+  }
+  return files;
+}
+
+async function filesBelow(directory: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await fs.promises.readdir(directory, { withFileTypes: true })) {
+    if (entry.name.startsWith(".")) continue;
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) files.push(...(await filesBelow(full)));
+    else if (entry.isFile()) files.push(full);
+  }
+  return files;
 }
 
 /**

@@ -63,7 +63,7 @@ export function buildProgram(out: Output, finish: (outcome: Outcome) => void): C
     .action(() => act(() => lazy<typeof import("./commands/token")>("token").generateToken(out)));
 
   remote(command("ingest", "send OpenLineage events (JSON objects, arrays or NDJSON files; - for stdin) and summarise what was stored"))
-    .argument("<files...>", "files of events, or - for standard input")
+    .argument("<files...>", "files of events, directories of them (their .json, .ndjson and .jsonl files), or - for standard input")
     .option("--batch-size <n>", "events per request (1–10000)", integer(1, 10_000), 500)
     .option("--max-reasons <n>", "refusals listed in the summary", integer(0, 1_000_000), 50)
     .option("--json", "print the summary as JSON (every refusal)", false)

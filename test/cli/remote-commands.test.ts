@@ -109,6 +109,27 @@ describe("provgraph, the command, against a running server", () => {
     expect([stdin.code, stdin.stdout]).toEqual([0, "1 event from 1 file: 1 stored, 0 duplicates, 0 refused\n"]);
   });
 
+  test("ingest: a directory sends the .json, .ndjson and .jsonl files below it, in path order; one holding none is exit 5", async () => {
+    const events = path.join(dir, "events");
+    fs.mkdirSync(path.join(events, "2026-12-02"), { recursive: true });
+    fs.mkdirSync(path.join(events, ".trash"));
+    const a = runEvent({ job: { namespace: "cli-dir", name: "a" } });
+    const b = runEvent({ job: { namespace: "cli-dir", name: "b" } });
+    const c = runEvent({ job: { namespace: "cli-dir", name: "c" } });
+    fs.writeFileSync(path.join(events, "one.json"), JSON.stringify(a));
+    fs.writeFileSync(path.join(events, "2026-12-02", "more.ndjson"), `${JSON.stringify(b)}\n${JSON.stringify(c)}\n`);
+    fs.writeFileSync(path.join(events, "README.md"), "not events");
+    fs.writeFileSync(path.join(events, ".trash", "old.json"), "{ broken");
+    const sent = await runCli(["ingest", "--json", events], env);
+    expect(sent.code).toBe(0);
+    expect(JSON.parse(sent.stdout)).toMatchObject({ events: 3, files: 2, stored: 3, refused: 0 });
+    const empty = path.join(dir, "no-events");
+    fs.mkdirSync(empty);
+    fs.writeFileSync(path.join(empty, "notes.txt"), "");
+    const none = await runCli(["ingest", empty], env);
+    expect([none.code, none.stdout, none.stderr]).toEqual([5, "", `provgraph: ${empty} is a directory that holds no .json, .ndjson or .jsonl file\n`]);
+  });
+
   test("lineage: table, json, dot and prov-json; up, down and both", async () => {
     const table = await runCli(["lineage", PARQUET_A], env);
     expect(table.code).toBe(0);

@@ -1,5 +1,5 @@
 import { ApiClient, type LineageEventResult, type RemoteOptions } from "../api-client";
-import { readEventFile, type SourcedEvent } from "../event-files";
+import { eventFilesOf, readEventFile, type SourcedEvent } from "../event-files";
 import { ExitCode } from "../exit-codes";
 import type { Output } from "../output";
 
@@ -23,13 +23,14 @@ interface Refusal {
 }
 
 /**
- * `provgraph ingest <files…|->`: OpenLineage events (JSON objects, arrays or NDJSON) sent to the lineage
+ * `provgraph ingest <files…|directories…|->`: OpenLineage events (JSON objects, arrays or NDJSON) sent to the lineage
  * batch route in batches, with a progress bar, then a summary of what was stored, what was a duplicate
  * and what was refused with its reasons. Every file is read and parsed before anything is sent, so a
  * file that is not JSON sends nothing. Exit 0 when nothing was refused, 1 otherwise.
  */
-export async function ingest(files: string[], options: IngestOptions, out: Output): Promise<number> {
+export async function ingest(args: string[], options: IngestOptions, out: Output): Promise<number> {
   const client = new ApiClient(options);
+  const files = await eventFilesOf(args);
   const events: SourcedEvent[] = [];
   for (const file of files) events.push(...(await readEventFile(file)));
   const totals = { stored: 0, duplicates: 0, refused: 0 };
