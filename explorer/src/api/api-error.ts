@@ -18,6 +18,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Any failure as an ApiError: a typed one as it is, anything else (a fault of the page) as INTERNAL_SERVER_ERROR. */
+export function asApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new ApiError(String((error as Error | undefined)?.message ?? error), "INTERNAL_SERVER_ERROR");
+}
+
 const HINTS: Record<string, string> = {
   QUERY_TIMEOUT: "The server stopped this query at its time budget. Ask for less: a smaller depth, one direction, or fewer nodes.",
   OVERLOADED: "The server is busy with other heavy work and refused this one rather than queue it. Try again in a moment.",

@@ -94,4 +94,4 @@ export function subscribe<TResult, TVariables>(document: TypedDocumentString<TRe
 }
 
 export * from "./generated";
-export { ApiError } from "./api-error";
+export { ApiError, asApiError } from "./api-error";

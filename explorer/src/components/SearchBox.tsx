@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from "react";
-import { ApiError, AutocompleteDocument, type HitFieldsFragment, request } from "../api/client";
+import { ApiError, AutocompleteDocument, asApiError, type HitFieldsFragment, request } from "../api/client";
 import { groupHits, hrefOfHit, KIND_LABELS } from "../routes/open-hit";
 import { hrefOf, navigate } from "../routes/router";
 import { Highlighted } from "./Highlighted";
@@ -37,7 +37,7 @@ export function SearchBox() {
           setActive(-1);
         })
         .catch((e) => {
-          if ((e as Error).name !== "AbortError") setError(e instanceof ApiError ? e : new ApiError(String(e), "INTERNAL_SERVER_ERROR"));
+          if ((e as Error).name !== "AbortError") setError(asApiError(e));
         })
         .finally(() => !controller.signal.aborted && setLoading(false));
     }, 120);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { ApiError, ExpandDocument, LineageGraphDocument, LineagePathDocument, type LineagePathQuery, request } from "../api/client";
+import { ApiError, asApiError, ExpandDocument, LineageGraphDocument, LineagePathDocument, type LineagePathQuery, request } from "../api/client";
 import { DetailsPanel } from "../components/DetailsPanel";
 import { Empty } from "../components/Empty";
 import { ErrorNotice } from "../components/ErrorNotice";
@@ -88,7 +88,7 @@ export function GraphView() {
         });
       }
     })().catch((e) => {
-      if (!controller.signal.aborted) setError(e instanceof ApiError ? e : new ApiError(String(e?.message ?? e), "INTERNAL_SERVER_ERROR"));
+      if (!controller.signal.aborted) setError(asApiError(e));
     });
     return () => controller.abort();
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -106,7 +106,7 @@ export function GraphView() {
           updateParams({ open: openParamOf([...openRef.current, { nodeId, side }]) }, { replace: true });
         }
       } catch (e) {
-        setError(e instanceof ApiError ? e : new ApiError(String((e as Error)?.message ?? e), "INTERNAL_SERVER_ERROR"));
+        setError(asApiError(e));
       } finally {
         setBusy(undefined);
       }
@@ -160,7 +160,7 @@ export function GraphView() {
           return placeNewNodes(merged, columnCounts(merged));
         });
       })
-      .catch((e) => !controller.signal.aborted && setError(e instanceof ApiError ? e : new ApiError(String(e?.message ?? e), "INTERNAL_SERVER_ERROR")));
+      .catch((e) => !controller.signal.aborted && setError(asApiError(e)));
     return () => controller.abort();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [settings.pathFrom, settings.pathTo, settings.asOf, !!model]);

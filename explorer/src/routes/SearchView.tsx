@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { ApiError, type HitFieldsFragment, SearchDocument, request } from "../api/client";
+import { ApiError, asApiError, type HitFieldsFragment, SearchDocument, request } from "../api/client";
 import { Empty } from "../components/Empty";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { Highlighted } from "../components/Highlighted";
@@ -48,7 +48,7 @@ export function SearchView() {
       setMore({ key: key!, hits: [...(extra?.hits ?? []), ...page.edges.map((e) => e.node)], endCursor: page.pageInfo.endCursor, hasNextPage: page.pageInfo.hasNextPage });
       setMoreState({ key: key!, loading: false });
     } catch (error) {
-      setMoreState({ key: key!, loading: false, error: error instanceof ApiError ? error : new ApiError(String((error as Error)?.message ?? error), "INTERNAL_SERVER_ERROR") });
+      setMoreState({ key: key!, loading: false, error: asApiError(error) });
     }
   };
   const only = kinds?.length === 1 ? kinds[0] : undefined;

@@ -1,6 +1,6 @@
 /** One request's state for a view: loading, its data or its typed error, refetched when its key changes. */
 import { useCallback, useEffect, useState } from "react";
-import { ApiError } from "../api/client";
+import { ApiError, asApiError } from "../api/client";
 
 export interface QueryState<T> {
   data?: T;
@@ -20,7 +20,7 @@ export function useQuery<T>(key: string | undefined, run: (signal: AbortSignal) 
       .then((data) => !controller.signal.aborted && setState({ data, loading: false, key }))
       .catch((error) => {
         if (controller.signal.aborted) return;
-        setState({ error: error instanceof ApiError ? error : new ApiError(String(error?.message ?? error), "INTERNAL_SERVER_ERROR"), loading: false, key });
+        setState({ error: asApiError(error), loading: false, key });
       });
     return () => controller.abort();
     // `run` is rebuilt each render; the key says when its inputs changed.
