@@ -148,8 +148,10 @@ export function serveGraphQLOverWebSocket(
 /**
  * The sockets of the graphql-ws server: a message is checked for JSON nesting on its raw bytes
  * before graphql-ws parses it (a refused one closes the socket with 4400, graphql-ws's code for a
- * bad message); a message over maxPayload, which ws refuses itself (closing with 1009), is logged
- * here rather than as an internal error.
+ * bad message); so is a message of a type only a server sends (connection_ack, next, error), which
+ * graphql-ws would take for a fault of its own (closing with 4500 "Internal server error" and
+ * printing a stack) where the protocol says 4400; a message over maxPayload, which ws refuses
+ * itself (closing with 1009), is logged here rather than as an internal error.
  */
 function boundedSocket(maxNesting: number, logger: Logger): typeof WebSocket {
   return class BoundedWebSocket extends WebSocket {
@@ -162,6 +164,12 @@ function boundedSocket(maxNesting: number, logger: Logger): typeof WebSocket {
           this.close(4400, `JSON_TOO_DEEP: a message nests objects and arrays more than ${maxNesting} levels deep`);
           return true;
         }
+        const type = serverOnlyTypeOf(bytes);
+        if (type) {
+          logger.info({ transport: "ws", code: "UNEXPECTED_MESSAGE", type }, "WebSocket message refused");
+          this.close(4400, `Unexpected message of type ${type} received: only a server sends it`);
+          return true;
+        }
       }
       if (event === "error" && (args[0] as { code?: string } | undefined)?.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
         logger.info({ transport: "ws", code: "PAYLOAD_TOO_LARGE" }, "WebSocket message refused: larger than WS_MAX_MESSAGE_BYTES");
@@ -170,6 +178,28 @@ function boundedSocket(maxNesting: number, logger: Logger): typeof WebSocket {
       return super.emit(event, ...args);
     }
   };
+}
+
+/** The message types of graphql-transport-ws that only a server sends. */
+const SERVER_ONLY_TYPES = ["connection_ack", "next", "error"] as const;
+const SERVER_ONLY_NAMES = SERVER_ONLY_TYPES.map((type) => Buffer.from(`"${type}"`));
+
+/**
+ * The type of a message that is one only a server sends, else undefined. Only a message whose bytes hold
+ * one of those names in quotes is parsed here (graphql-ws parses every message itself), so a client's
+ * subscribe, ping and complete messages cost a byte search.
+ */
+function serverOnlyTypeOf(bytes: Uint8Array): (typeof SERVER_ONLY_TYPES)[number] | undefined {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!SERVER_ONLY_NAMES.some((name) => buffer.includes(name))) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(buffer.toString("utf8"));
+  } catch {
+    return undefined; // graphql-ws refuses it as no JSON (4400)
+  }
+  const type = (message as { type?: unknown } | null)?.type;
+  return SERVER_ONLY_TYPES.find((known) => known === type);
 }
 
 /** connectionParams.authorization ("Bearer pgt_…" or the bare token); a value that is no string is malformed. */

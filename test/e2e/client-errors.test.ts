@@ -153,6 +153,51 @@ describe("client errors over real sockets", () => {
     });
   });
 
+  describe("graphql-ws: a message only a server sends", () => {
+    /** Opens a raw socket, sends `messages` in turn (each after the server's answer to the one before), and resolves with the answers and the close. */
+    function converse(messages: unknown[]): Promise<{ answers: string[]; close: [number, string] }> {
+      return new Promise((resolve) => {
+        const socket = new WebSocket(url.replace("http", "ws"), "graphql-transport-ws");
+        const answers: string[] = [];
+        let sent = 0;
+        const next = () => sent < messages.length && socket.send(JSON.stringify(messages[sent++]));
+        socket.on("open", next);
+        socket.on("message", (data) => {
+          const type = JSON.parse(String(data)).type;
+          answers.push(type);
+          if (type === "complete" || type === "error") socket.close(1000, "done");
+          else next();
+        });
+        socket.on("close", (code, reason) => resolve({ answers, close: [code, String(reason)] }));
+      });
+    }
+
+    test.each([
+      ["connection_ack as the first message", [{ type: "connection_ack" }], [], "connection_ack"],
+      ["next after the handshake", [{ type: "connection_init" }, { type: "next", id: "1", payload: { data: {} } }], ["connection_ack"], "next"],
+      ["error after the handshake", [{ type: "connection_init" }, { type: "error", id: "1", payload: [{ message: "x" }] }], ["connection_ack"], "error"],
+    ])("%s closes the socket with 4400 (a client's fault), logged at info without a stack", async (_name, messages, answers, type) => {
+      const from = logLines.length;
+      const consoleError = jest.spyOn(console, "error").mockImplementation(() => undefined);
+      try {
+        const talk = await converse(messages);
+        expect(talk).toEqual({ answers, close: [4400, `Unexpected message of type ${type} received: only a server sends it`] });
+        expect(consoleError).not.toHaveBeenCalled();
+      } finally {
+        consoleError.mockRestore();
+      }
+      expect(logLines.slice(from).map((line) => [line.level, line.code, line.type, line.msg])).toEqual([[30, "UNEXPECTED_MESSAGE", type, "WebSocket message refused"]]);
+    });
+
+    test("a subscribe whose variables hold those words is answered as usual", async () => {
+      const talk = await converse([
+        { type: "connection_init" },
+        { type: "subscribe", id: "1", payload: { query: "query($s: String!) { search(query: $s) { totalCount } }", variables: { s: "next" }, extensions: { note: { type: "error" } } } },
+      ]);
+      expect(talk).toEqual({ answers: ["connection_ack", "next", "complete"], close: [1000, "done"] });
+    });
+  });
+
   describe("graphql-ws: a refused operation answers an error message and keeps the socket", () => {
     let client: Client;
     let connections = 0;
