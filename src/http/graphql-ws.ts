@@ -182,16 +182,17 @@ function boundedSocket(maxNesting: number, logger: Logger): typeof WebSocket {
 
 /** The message types of graphql-transport-ws that only a server sends. */
 const SERVER_ONLY_TYPES = ["connection_ack", "next", "error"] as const;
-const SERVER_ONLY_NAMES = SERVER_ONLY_TYPES.map((type) => Buffer.from(`"${type}"`));
+/** What the bytes of such a message hold: one of the names in quotes, or a `\u` escape that may spell one. */
+const SERVER_ONLY_MARKS = [...SERVER_ONLY_TYPES.map((type) => Buffer.from(`"${type}"`)), Buffer.from("\\u")];
 
 /**
  * The type of a message that is one only a server sends, else undefined. Only a message whose bytes hold
- * one of those names in quotes is parsed here (graphql-ws parses every message itself), so a client's
- * subscribe, ping and complete messages cost a byte search.
+ * one of those names in quotes (or an escape) is parsed here (graphql-ws parses every message itself), so
+ * a client's subscribe, ping and complete messages cost a byte search.
  */
 function serverOnlyTypeOf(bytes: Uint8Array): (typeof SERVER_ONLY_TYPES)[number] | undefined {
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (!SERVER_ONLY_NAMES.some((name) => buffer.includes(name))) return undefined;
+  if (!SERVER_ONLY_MARKS.some((mark) => buffer.includes(mark))) return undefined;
   let message: unknown;
   try {
     message = JSON.parse(buffer.toString("utf8"));

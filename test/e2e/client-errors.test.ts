@@ -160,7 +160,12 @@ describe("client errors over real sockets", () => {
         const socket = new WebSocket(url.replace("http", "ws"), "graphql-transport-ws");
         const answers: string[] = [];
         let sent = 0;
-        const next = () => sent < messages.length && socket.send(JSON.stringify(messages[sent++]));
+        // A string is sent as it is written (a message JSON.stringify would not write).
+        const next = () => {
+          if (sent >= messages.length) return;
+          const message = messages[sent++];
+          socket.send(typeof message === "string" ? message : JSON.stringify(message));
+        };
         socket.on("open", next);
         socket.on("message", (data) => {
           const type = JSON.parse(String(data)).type;
@@ -176,6 +181,7 @@ describe("client errors over real sockets", () => {
       ["connection_ack as the first message", [{ type: "connection_ack" }], [], "connection_ack"],
       ["next after the handshake", [{ type: "connection_init" }, { type: "next", id: "1", payload: { data: {} } }], ["connection_ack"], "next"],
       ["error after the handshake", [{ type: "connection_init" }, { type: "error", id: "1", payload: [{ message: "x" }] }], ["connection_ack"], "error"],
+      ["next spelled with escapes", [{ type: "connection_init" }, '{"type":"\\u006eext","id":"1","payload":{"data":{}}}'], ["connection_ack"], "next"],
     ])("%s closes the socket with 4400 (a client's fault), logged at info without a stack", async (_name, messages, answers, type) => {
       const from = logLines.length;
       const consoleError = jest.spyOn(console, "error").mockImplementation(() => undefined);
