@@ -3,7 +3,7 @@
  * lane of artifacts) with one gap between lanes, counted outwards from the root's lane. Recomputed after
  * each change; a lane keeps its x as long as the lanes between it and the root keep their widths.
  */
-import type { GraphModel } from "./graph-model";
+import { type GraphModel, isBox } from "./graph-model";
 import { COLUMN_GAP, LABELLED_COLUMN_GAP, sizeOf } from "./node-size";
 
 export function alignLanes(model: GraphModel, columnCounts: Map<string, number>): GraphModel {
@@ -11,7 +11,7 @@ export function alignLanes(model: GraphModel, columnCounts: Map<string, number>)
   // Lanes holding columns drawn without their dataset's box: their edges' labels need a wider gap.
   const ofColumns = new Set<number>();
   for (const node of model.nodes.values()) {
-    if (node.kind === "COLUMN" && node.artifact && model.nodes.has(node.artifact.id)) continue;
+    if (!isBox(node, model.nodes)) continue;
     widths.set(node.lane, Math.max(widths.get(node.lane) ?? 0, sizeOf(node, columnCounts.get(node.id)).width));
     if (node.kind === "COLUMN") ofColumns.add(node.lane);
   }

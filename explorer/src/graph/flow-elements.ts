@@ -6,7 +6,7 @@
 import type { Edge, Node } from "@xyflow/react";
 import { MarkerType, type NodeHandle, Position } from "@xyflow/react";
 import type { GraphEdgeFieldsFragment } from "../api/generated";
-import type { GraphModel, GraphNode } from "./graph-model";
+import { type GraphModel, type GraphNode, isBox } from "./graph-model";
 import { COLUMN_HEADER, COLUMN_IN_BOX, COLUMN_ROW, HANDLE, handlesOf, sizeOf } from "./node-size";
 
 export interface Highlights {
@@ -67,7 +67,7 @@ export function flowNodes(model: GraphModel, highlights: Highlights, cache = new
   const anyLit = !!highlights.litNodes?.size;
   const expanded = expandedSides(model);
   for (const node of model.nodes.values()) {
-    if (node.kind === "COLUMN" && node.artifact && model.nodes.has(node.artifact.id)) continue;
+    if (!isBox(node, model.nodes)) continue;
     const count = columns.get(node.id)?.length ?? 0;
     const lit = !!highlights.litNodes?.has(node.id);
     const selected = highlights.selected === node.id;

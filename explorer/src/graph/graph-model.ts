@@ -32,6 +32,11 @@ export interface GraphModel {
   truncated: boolean;
 }
 
+/** Whether a node is drawn as a box of its own: anything but a column drawn inside its dataset's box. */
+export function isBox(node: GraphNode, nodes: ReadonlyMap<string, GraphNode>): boolean {
+  return node.kind !== "COLUMN" || !node.artifact || !nodes.has(node.artifact.id);
+}
+
 export function emptyModel(): GraphModel {
   return { roots: [], nodes: new Map(), edges: new Map(), expansions: [], truncated: false };
 }

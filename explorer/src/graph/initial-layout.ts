@@ -3,7 +3,7 @@
  * an immediate column placement, refined by ELK in a worker (elk-layout.ts, loaded on first use).
  */
 import { columnsByParent } from "./flow-elements";
-import type { GraphModel } from "./graph-model";
+import { type GraphModel, isBox } from "./graph-model";
 import { alignLanes } from "./align-lanes";
 import { placeNewNodes, separate } from "./place-new-nodes";
 import { ROW_GAP, sizeOf } from "./node-size";
@@ -22,10 +22,10 @@ export function placeAll(model: GraphModel): GraphModel {
   if (hasServerLayout(model)) return fromServerLayout(model);
   // Place from the roots outwards, so each column hangs from the one nearer the root.
   const counts = columnCounts(model);
-  const byDistance = [...model.nodes.values()].filter((n) => n.kind !== "COLUMN").sort((a, b) => Math.abs(a.lane) - Math.abs(b.lane));
+  const byDistance = [...model.nodes.values()].filter((n) => isBox(n, model.nodes)).sort((a, b) => Math.abs(a.lane) - Math.abs(b.lane));
   const nodes = new Map(model.nodes);
   for (const n of byDistance) nodes.set(n.id, { ...n, position: undefined });
-  let placed: GraphModel = { ...model, nodes: new Map([...nodes].filter(([, n]) => n.lane === 0 || n.kind === "COLUMN")) };
+  let placed: GraphModel = { ...model, nodes: new Map([...nodes].filter(([, n]) => n.lane === 0 || !isBox(n, model.nodes))) };
   placed = placeNewNodes(placed, counts);
   const distances = [...new Set(byDistance.map((n) => Math.abs(n.lane)))].filter((d) => d > 0);
   for (const distance of distances) {
@@ -57,7 +57,7 @@ function fromServerLayout(model: GraphModel): GraphModel {
 export async function refineWithElk(model: GraphModel): Promise<Map<string, { x: number; y: number }>> {
   const { elkLayout } = await import("./elk-layout");
   const counts = columnCounts(model);
-  const boxes = [...model.nodes.values()].filter((n) => n.kind !== "COLUMN" || !n.artifact || !model.nodes.has(n.artifact.id));
+  const boxes = [...model.nodes.values()].filter((n) => isBox(n, model.nodes));
   const ids = new Set(boxes.map((n) => n.id));
   // A column edge is laid out as an edge between the boxes that hold the columns.
   const boxOf = (id: string) => (ids.has(id) ? id : model.nodes.get(id)?.artifact?.id);

@@ -3,12 +3,12 @@
  * column next to the neighbours they were reached from, then pushes overlapping boxes of each touched column
  * apart. Cheap and stable: what was on screen stays where the user saw it, apart from boxes pushed down.
  */
-import type { GraphModel, GraphNode } from "./graph-model";
+import { type GraphModel, type GraphNode, isBox } from "./graph-model";
 import { alignLanes } from "./align-lanes";
 import { ROW_GAP, sizeOf } from "./node-size";
 
 export function placeNewNodes(model: GraphModel, columnCounts: Map<string, number>): GraphModel {
-  const unplaced = [...model.nodes.values()].filter((n) => !n.position && n.kind !== "COLUMN");
+  const unplaced = [...model.nodes.values()].filter((n) => !n.position && isBox(n, model.nodes));
   if (!unplaced.length) return model;
   const nodes = new Map(model.nodes);
   const neighboursOf = new Map<string, string[]>();
@@ -50,7 +50,7 @@ function lowestIn(nodes: Map<string, GraphNode>, column: number, counts: Map<str
 
 /** Pushes the boxes of one column apart, top to bottom, keeping their order. */
 export function separate(nodes: Map<string, GraphNode>, column: number, counts: Map<string, number>): void {
-  const inColumn = [...nodes.values()].filter((n) => n.lane === column && n.position && n.kind !== "COLUMN").sort((a, b) => a.position!.y - b.position!.y);
+  const inColumn = [...nodes.values()].filter((n) => n.lane === column && n.position && isBox(n, nodes)).sort((a, b) => a.position!.y - b.position!.y);
   let floor = -Infinity;
   for (const node of inColumn) {
     const y = Math.max(node.position!.y, floor);

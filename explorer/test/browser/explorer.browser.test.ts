@@ -215,7 +215,7 @@ describe("the Explorer in a browser (open mode)", () => {
     await open(`/explorer/graph?root=${encodeURIComponent(`col:${seeded.ordersClean}:amount`)}&cols=1`);
     await page.locator('[data-testid="column-node"]').nth(3).waitFor();
     await page.waitForFunction(() => document.querySelectorAll(".react-flow__edge-text").length >= 3);
-    await page.waitForTimeout(300); // the layout's refinement (ELK, in a worker) settles
+    // Labels sit between lanes, whose x the page sets itself (align-lanes.ts); ELK's refinement moves boxes only up and down.
     const drawn = await page.evaluate(() => {
       const rects = [...document.querySelectorAll<HTMLElement>('[data-testid="column-node"]')].map((column) => column.getBoundingClientRect());
       const overlaps = (a: DOMRect, b: DOMRect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
