@@ -66,7 +66,7 @@ function filterConditions(filter: ExecutionFilter): Prisma.ExecutionWhereInput[]
   if (filter.namespace != null) where.push({ operation: { version: jobOperationVersion(filter.namespace) } });
   if (filter.status) where.push({ status: filter.status });
   if (filter.specId) where.push({ specId: filter.specId });
-  if (filter.pipeline) where.push({ pipeline: filter.pipeline });
+  if (filter.pipeline != null) where.push({ pipeline: filter.pipeline });
   if (filter.recordedAfter) where.push({ recordedAt: { gte: filter.recordedAfter } });
   if (filter.recordedBefore) where.push({ recordedAt: { lt: filter.recordedBefore } });
   if (filter.startedAfter) where.push({ startedAt: { gte: filter.startedAfter } });

@@ -113,6 +113,11 @@ describe("listings", () => {
     const recorded = (await query(t, `{ executions(filter: { namespace: "dbt" }) { edges { node { recordedAt } } } }`)).executions.edges[0].node.recordedAt;
     expect(await ids(`recordedAfter: "${recorded}", namespace: "dbt"`)).toEqual([`run_${olRuns[2]}`]);
     expect(await ids(`recordedBefore: "${recorded}", namespace: "dbt"`)).toEqual([]);
+    // An empty name is a name (none holds it), as a live feed's filter reads it, not "any pipeline".
+    expect((await ids(`pipeline: "nightly"`)).length).toBe(3);
+    expect(await ids(`pipeline: ""`)).toEqual([]);
+    expect(await ids(`job: ""`)).toEqual([]);
+    expect(await ids(`namespace: ""`)).toEqual([]);
   });
 
   test("an executions cursor made before the order changed keeps its meaning: after that execution", async () => {
