@@ -33,8 +33,9 @@ export interface BoxData extends Record<string, unknown> {
 export function columnsByParent(model: GraphModel): Map<string, GraphNode[]> {
   const byParent = new Map<string, GraphNode[]>();
   for (const node of model.nodes.values()) {
-    if (node.kind !== "COLUMN" || !node.artifact || !model.nodes.has(node.artifact.id)) continue;
-    (byParent.get(node.artifact.id) ?? byParent.set(node.artifact.id, []).get(node.artifact.id)!).push(node);
+    if (isBox(node, model.nodes)) continue;
+    const parent = node.artifact!.id;
+    (byParent.get(parent) ?? byParent.set(parent, []).get(parent)!).push(node);
   }
   return byParent;
 }

@@ -14,12 +14,13 @@ type Kind = HitFieldsFragment["kind"];
 /** Hits a page of results asks for; "Show more" asks for the next as many. */
 const PAGE = 100;
 
-/** Pages loaded after the first, for one search (its key). */
+/** Pages loaded after the first, for one search (its key), and the request for the next one. */
 interface More {
   key: string;
   hits: HitFieldsFragment[];
-  endCursor: string | null;
-  hasNextPage: boolean;
+  pageInfo?: { endCursor: string | null; hasNextPage: boolean };
+  loading: boolean;
+  error?: ApiError;
 }
 
 /** Full results of a search, grouped by kind, narrowed to one kind and paged with "Show more" (`/search?q=…&kinds=…`). */
@@ -30,7 +31,6 @@ export function SearchView() {
   const key = q ? `${q}|${kinds ?? ""}` : undefined;
   const result = useQuery(key, (signal) => request(SearchDocument, { query: q, kinds, first: PAGE }, signal));
   const [more, setMore] = useState<More>();
-  const [moreState, setMoreState] = useState<{ key: string; loading: boolean; error?: ApiError }>();
   useDocumentTitle(q ? `Search “${q}”` : "Search");
   if (!q) return <Empty title="Search for something">Type in the box above.</Empty>;
   if (result.error) return <ErrorNotice error={result.error} onRetry={result.reload} />;
@@ -38,17 +38,16 @@ export function SearchView() {
   const first = result.data.search;
   const extra = more?.key === key ? more : undefined;
   const hits = [...first.edges.map((e) => e.node), ...(extra?.hits ?? [])];
-  const pageInfo = extra ?? first.pageInfo;
-  const moreNow = moreState && moreState.key === key ? moreState : undefined;
-  const loadingMore = !!moreNow?.loading;
+  const pageInfo = extra?.pageInfo ?? first.pageInfo;
+  const loadingMore = !!extra?.loading;
   const showMore = async () => {
-    setMoreState({ key: key!, loading: true });
+    const shown = { key: key!, hits: extra?.hits ?? [], pageInfo: extra?.pageInfo };
+    setMore({ ...shown, loading: true });
     try {
       const page = (await request(SearchDocument, { query: q, kinds, first: PAGE, after: pageInfo.endCursor })).search;
-      setMore({ key: key!, hits: [...(extra?.hits ?? []), ...page.edges.map((e) => e.node)], endCursor: page.pageInfo.endCursor, hasNextPage: page.pageInfo.hasNextPage });
-      setMoreState({ key: key!, loading: false });
+      setMore({ key: key!, hits: [...shown.hits, ...page.edges.map((e) => e.node)], pageInfo: page.pageInfo, loading: false });
     } catch (error) {
-      setMoreState({ key: key!, loading: false, error: asApiError(error) });
+      setMore({ ...shown, loading: false, error: asApiError(error) });
     }
   };
   const only = kinds?.length === 1 ? kinds[0] : undefined;
@@ -95,7 +94,7 @@ export function SearchView() {
           </ul>
         </section>
       ))}
-      {moreNow?.error && <ErrorNotice error={moreNow.error} onRetry={showMore} />}
+      {extra?.error && <ErrorNotice error={extra.error} onRetry={showMore} />}
       {pageInfo.hasNextPage && (
         <div className="search-more">
           <span className="muted">
