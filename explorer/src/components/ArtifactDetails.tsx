@@ -76,9 +76,9 @@ export function ArtifactDetails({ artifactId, field, asOf }: { artifactId: strin
             <TagList tags={artifact.policyTags} />
           </dd>
         </dl>
-        <h4>Metadata</h4>
+        <h3 className="sub-heading">Metadata</h3>
         <JsonBlock value={artifact.metadata} redacted={artifact.redacted.includes("metadata")} />
-        <h4>Evidence</h4>
+        <h3 className="sub-heading">Evidence</h3>
         <EvidenceVerdict artifactId={artifact.id} field={field} asOf={asOf} />
       </section>
       {artifact.dataset && artifact.dataset.versions.length > 0 && (

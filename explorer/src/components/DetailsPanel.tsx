@@ -28,7 +28,8 @@ export function DetailsPanel({ node, asOf, pathFrom, onClose }: { node: GraphNod
           </button>
         )}
       </div>
-      <div className="details-body">
+      {/* Focusable, so a keyboard can scroll what overflows. */}
+      <div className="details-body" tabIndex={0}>
         {node.kind === "RUN" && node.execution ? (
           <RunDetails runId={node.execution.runId} />
         ) : artifactId ? (

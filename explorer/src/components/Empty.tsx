@@ -1,10 +1,11 @@
 import type { ReactNode } from "react";
 
-/** Nothing to show, and why (or what to do next). */
-export function Empty({ title, children }: { title: string; children?: ReactNode }) {
+/** Nothing to show, and why (or what to do next). `heading`: it is the whole view, so its title is the page's heading. */
+export function Empty({ title, heading, children }: { title: string; heading?: boolean; children?: ReactNode }) {
+  const Title = heading ? "h1" : "div";
   return (
     <div className="empty">
-      <div className="empty-title">{title}</div>
+      <Title className="empty-title">{title}</Title>
       {children && <div className="empty-body">{children}</div>}
     </div>
   );

@@ -53,9 +53,9 @@ export function ExecutionSummary({ execution }: { execution: ExecutionDetailsFra
           </>
         )}
       </dl>
-      <h4>Replay pins</h4>
+      <h3 className="sub-heading">Replay pins</h3>
       <PinsTable pins={execution.pins} />
-      <h4>Parameters</h4>
+      <h3 className="sub-heading">Parameters</h3>
       <JsonBlock value={execution.params} />
     </div>
   );

@@ -77,7 +77,8 @@ export const GraphCanvas = memo(function GraphCanvas({
 }: {
   model: GraphModel;
   highlights: Highlights;
-  onSelect(nodeId: string | undefined, event?: React.MouseEvent): void;
+  /** A node chosen by a click, or by Enter or Space on its focused box (`event` says whether Shift was held). */
+  onSelect(nodeId: string | undefined, event?: { shiftKey: boolean }): void;
   /** Changes when the view should fit the graph again (a new root, a new layout). */
   fitKey: string;
 }) {
@@ -147,6 +148,10 @@ export const GraphCanvas = memo(function GraphCanvas({
       const node = boxesRef.current.find((b) => b.id === id);
       const box = document.querySelector(".canvas")?.getBoundingClientRect();
       if (!node || !box) return;
+      // Focus follows a selection moved by the arrow keys from a focused box, so what a screen reader
+      // announces and what the panel shows stay the same node.
+      const focused = document.activeElement?.closest(".react-flow__node");
+      if (focused && focused.getAttribute("data-id") !== id) document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`)?.focus({ preventScroll: true });
       const { x, y, zoom } = instance.getViewport();
       const [left, top] = [node.x * zoom + x, node.y * zoom + y];
       const [right, bottom] = [left + node.width * zoom, top + node.height * zoom];
@@ -156,6 +161,20 @@ export const GraphCanvas = memo(function GraphCanvas({
     return () => cancelAnimationFrame(frame);
   }, [highlights.selected]);
   const onNodeClick: NodeMouseHandler<Node<BoxData>> = useCallback((event, node) => onSelect(node.id, event), [onSelect]);
+  // A keyboard's click on a box: React Flow makes boxes focusable (Tab reaches them) but reports Enter and
+  // Space only as selection changes, which this controlled graph does not take. A button inside a box (its
+  // +N) keeps its own Enter.
+  const onKeyDown = useCallback(
+    (event: React.KeyboardEvent) => {
+      const target = event.target as HTMLElement;
+      if ((event.key !== "Enter" && event.key !== " ") || !target.classList.contains("react-flow__node")) return;
+      const id = target.getAttribute("data-id");
+      if (!id) return;
+      event.preventDefault();
+      onSelect(id, event);
+    },
+    [onSelect],
+  );
   // Far out the boxes are a picture, so a click on it lands on the pane: find the box under the pointer.
   const onPaneClick = useCallback(
     (event: React.MouseEvent) => {
@@ -176,7 +195,7 @@ export const GraphCanvas = memo(function GraphCanvas({
   // Until the pane is measured (the first render, before paint) React Flow is handed no boxes either.
   const far = zoomedFar || !pane || (fitsFar && fittedKey !== fitKey);
   return (
-    <div ref={canvas} className="canvas" data-testid="graph-canvas" data-node-count={nodes.length} data-edge-count={edges.length}>
+    <div ref={canvas} className="canvas" onKeyDown={onKeyDown} data-testid="graph-canvas" data-node-count={nodes.length} data-edge-count={edges.length}>
       <ReactFlow<Node<BoxData>, Edge>
         nodes={far ? NO_NODES : nodes}
         edges={far ? NO_EDGES : edges}

@@ -12,9 +12,9 @@ export function RunDetails({ runId }: { runId: string }) {
   return (
     <>
       <ExecutionSummary execution={run} />
-      <h4>Used</h4>
+      <h3 className="sub-heading">Used</h3>
       <ul className="links">{run.inputs.map((l) => <li key={l.role + l.artifact.id}>{l.artifact.originalName} <span className="muted">as {l.role}</span></li>)}</ul>
-      <h4>Generated</h4>
+      <h3 className="sub-heading">Generated</h3>
       <ul className="links">{run.outputs.map((l) => <li key={l.role + l.artifact.id}>{l.artifact.originalName} <span className="muted">as {l.role}</span></li>)}</ul>
     </>
   );

@@ -12,14 +12,19 @@ export function CoverageView() {
   const namespace = params.get("ns") ?? "";
   const result = useQuery(namespace || undefined, (signal) => request(CoverageDocument, { namespace, first: 500 }, signal));
   useDocumentTitle(namespace ? `Coverage of ${namespace}` : undefined);
-  if (!namespace) return <Empty title="No namespace chosen" />;
-  if (result.error) return <ErrorNotice error={result.error} onRetry={result.reload} />;
-  if (!result.data) return <Loading what={`coverage of ${namespace}`} />;
+  if (!namespace) return <Empty heading title="No namespace chosen" />;
+  if (!result.data)
+    return (
+      <div className="coverage">
+        <h1>Lineage coverage of {namespace}</h1>
+        {result.error ? <ErrorNotice error={result.error} onRetry={result.reload} /> : <Loading what={`coverage of ${namespace}`} />}
+      </div>
+    );
   const c = result.data.lineageCoverage;
   const share = c.share == null ? null : Math.round(c.share * 1000) / 10;
   return (
     <div className="coverage" data-testid="coverage">
-      <h2>Lineage coverage of {c.namespace}</h2>
+      <h1>Lineage coverage of {c.namespace}</h1>
       <div className={`verdict ${c.fitForImpactAnalysis ? "provable" : "unprovable"}`}>
         <div className="verdict-title">{share == null ? "No output columns" : `${share}% of output columns resolve`}</div>
         <div className="meter" aria-hidden="true">
@@ -30,7 +35,7 @@ export function CoverageView() {
           {c.truncated && " · the walk was cut at its budget"}
         </div>
       </div>
-      <h3>Unresolved columns ({c.unresolvedCount})</h3>
+      <h2>Unresolved columns ({c.unresolvedCount})</h2>
       {c.unresolved.length === 0 ? (
         <p className="muted">Every output column resolves.</p>
       ) : (

@@ -207,10 +207,10 @@ export function GraphView() {
   // Stable, so the canvas (memoised) does not render again when only the toolbar or the panel changes.
   const selectedRef = useRef(settings.selected);
   selectedRef.current = settings.selected;
-  const onSelect = useCallback((nodeId: string | undefined, event?: React.MouseEvent) => {
+  const onSelect = useCallback((nodeId: string | undefined, event?: { shiftKey: boolean }) => {
     const selected = selectedRef.current;
     if (nodeId && event?.shiftKey && selected && selected !== nodeId) {
-      // Shift+click: the derivation paths from the selected node to this one.
+      // Shift+click (Shift+Enter on a focused node): the derivation paths from the selected node to this one.
       updateParams({ from: selected, to: nodeId });
       return;
     }
@@ -270,13 +270,16 @@ export function GraphView() {
     return times;
   }, [model]);
 
-  useDocumentTitle(titleOf(settings.roots, model));
+  const subject = titleOf(settings.roots, model);
+  useDocumentTitle(subject);
 
-  if (!settings.roots.length) return <Empty title="No node chosen">Search for something to open its neighbourhood.</Empty>;
+  if (!settings.roots.length) return <Empty heading title="No node chosen">Search for something to open its neighbourhood.</Empty>;
   const selectedNode = settings.selected ? model?.nodes.get(settings.selected) : undefined;
   return (
     <GraphActionsContext.Provider value={actions}>
       <div className="graph-view">
+        {/* The page's heading, for screen readers: the graph itself says what it is around. */}
+        <h1 className="sr-only">{subject ? `Lineage around ${subject}` : "Lineage graph"}</h1>
         <GraphToolbar
           settings={settings}
           asOfStops={asOfStops}

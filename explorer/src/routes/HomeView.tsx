@@ -17,7 +17,8 @@ export function HomeView() {
         </li>
         <li>
           In a graph: click <strong>+N</strong> on a node to show what it hides, <kbd>←</kbd> <kbd>→</kbd> move between neighbours,{" "}
-          <kbd>e</kbd> expands, <kbd>c</kbd> collapses, <kbd>Esc</kbd> clears the selection.
+          <kbd>e</kbd> expands, <kbd>c</kbd> collapses, <kbd>Esc</kbd> clears the selection; <kbd>Tab</kbd> reaches the boxes and{" "}
+          <kbd>Enter</kbd> opens one.
         </li>
         <li>The address bar holds the whole view: copy it to share exactly what you see.</li>
       </ul>

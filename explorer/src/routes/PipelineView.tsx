@@ -37,11 +37,11 @@ export function PipelineView() {
   const setIndex = useCallback((i: number) => updateParams({ step: i <= 0 ? "0" : steps[Math.min(i, steps.length) - 1] }, { replace: true }), [steps]);
 
   const { nodes, edges } = useMemo(() => elementsOf(graph?.nodes ?? [], graph?.edges ?? [], upTo), [graph, upTo]);
-  if (!name) return <Empty title="No pipeline chosen">Search for a pipeline by name.</Empty>;
+  if (!name) return <Empty heading title="No pipeline chosen">Search for a pipeline by name.</Empty>;
   return (
     <div className="graph-view">
       <div className="toolbar">
-        <strong className="toolbar-title">Pipeline {name}</strong>
+        <h1 className="toolbar-title">Pipeline {name}</h1>
         <div className="segmented" role="radiogroup" aria-label="Graph">
           {(["macro", "micro"] as const).map((v) => (
             <button key={v} role="radio" aria-checked={view === v} className={view === v ? "on" : ""} onClick={() => updateParams({ view: v === "micro" ? null : v, step: null })}>

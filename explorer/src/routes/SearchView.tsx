@@ -32,9 +32,14 @@ export function SearchView() {
   const result = useQuery(key, (signal) => request(SearchDocument, { query: q, kinds, first: PAGE }, signal));
   const [more, setMore] = useState<More>();
   useDocumentTitle(q ? `Search “${q}”` : "Search");
-  if (!q) return <Empty title="Search for something">Type in the box above.</Empty>;
-  if (result.error) return <ErrorNotice error={result.error} onRetry={result.reload} />;
-  if (!result.data) return <Loading what={`results for “${q}”`} />;
+  if (!q) return <Empty heading title="Search for something">Type in the box above.</Empty>;
+  if (!result.data)
+    return (
+      <div className="search-page">
+        <h1>Results for “{q}”</h1>
+        {result.error ? <ErrorNotice error={result.error} onRetry={result.reload} /> : <Loading what={`results for “${q}”`} />}
+      </div>
+    );
   const first = result.data.search;
   const extra = more?.key === key ? more : undefined;
   const hits = [...first.edges.map((e) => e.node), ...(extra?.hits ?? [])];
@@ -53,9 +58,9 @@ export function SearchView() {
   const only = kinds?.length === 1 ? kinds[0] : undefined;
   return (
     <div className="search-page">
-      <h2>
+      <h1>
         Results for “{q}” <span className="muted">({first.totalCount ?? hits.length})</span>
-      </h2>
+      </h1>
       <nav className="kind-filter" aria-label="Narrow to one kind">
         {[undefined, ...KIND_ORDER].map((kind) => (
           <a
@@ -75,7 +80,7 @@ export function SearchView() {
       {!hits.length && <Empty title={`Nothing matches “${q}”${only ? ` among ${KIND_LABELS[only].toLowerCase()}` : ""}`}>Search matches names, namespaces, columns, run ids and tags.</Empty>}
       {groupHits(hits).map((group) => (
         <section key={group.kind} className="result-group">
-          <h3>{KIND_LABELS[group.kind]}</h3>
+          <h2>{KIND_LABELS[group.kind]}</h2>
           <ul>
             {group.hits.map((hit) => (
               <li key={hit.kind + hit.id}>

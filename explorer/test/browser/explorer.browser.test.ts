@@ -360,7 +360,7 @@ describe("the Explorer in a browser (open mode)", () => {
     const links = page.locator(".result-group li a");
     await page.getByTestId("search-more").waitFor();
     expect(await links.count()).toBe(100);
-    expect(await page.locator(".search-page h2").innerText()).toContain("(120)");
+    expect(await page.locator(".search-page h1").innerText()).toContain("(120)");
     expect(await page.title()).toBe("Search “bulk_part” · provgraph Explorer");
     await page.getByTestId("search-more").click();
     await page.waitForFunction(() => document.querySelectorAll(".result-group li a").length === 120);

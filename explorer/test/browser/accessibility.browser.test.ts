@@ -1,0 +1,108 @@
+import type { Page } from "playwright-core";
+import { accessibilityViolations } from "../support/axe";
+import { type Browser, launchBrowser } from "../support/browser";
+import { type ExplorerServer, startExplorerServer } from "../support/explorer-server";
+import { type Seeded, seedStore } from "../support/seed-store";
+
+/**
+ * Every view of the Explorer, in the states a user brings it to, audited by axe-core against WCAG 2.2 A and
+ * AA and axe's best practices: contrast (hovered controls too), headings, names of controls, regions a
+ * keyboard can reach. A rule broken anywhere fails the test with the element and why.
+ */
+describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
+  let server: ExplorerServer;
+  let browser: Browser;
+  let seeded: Seeded;
+  let page: Page;
+
+  beforeAll(async () => {
+    server = await startExplorerServer();
+    seeded = await seedStore({ url: server.graphqlUrl });
+    browser = await launchBrowser();
+  }, 400_000);
+
+  beforeEach(async () => {
+    page = await browser.newPage();
+  });
+
+  afterEach(async () => {
+    await page?.close();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** Opens a view and waits until nothing in it is loading any more. */
+  const open = async (path: string, ready: string) => {
+    await page.goto(server.origin + path);
+    await page.locator(ready).first().waitFor();
+    await page.waitForFunction(() => document.querySelectorAll(".loading").length === 0);
+  };
+
+  const states: [string, () => Promise<void>][] = [
+    ["the home page, with the search box's suggestions open", async () => {
+      await open("/explorer/", "h1");
+      await page.click("#search-input");
+      await page.keyboard.type("sales");
+      await page.locator('[role="option"]').first().waitFor();
+      await page.keyboard.press("ArrowDown");
+    }],
+    ["the search results page", () => open("/explorer/search?q=sales", ".result-group")],
+    ["a neighbourhood with an artifact's details open", () => open(`/explorer/graph?root=${seeded.extract}&sel=${seeded.extract}`, '[data-testid="details-panel"] .facts')],
+    ["a neighbourhood with a run's details open", () => open(`/explorer/graph?root=${seeded.publishRunId}&sel=${seeded.publishRunId}`, '[data-testid="details-panel"] .execution')],
+    ["a dataset's columns with a tagged column's details open", () => open(`/explorer/graph?root=${seeded.rawOrders}&cols=1&sel=${encodeURIComponent(`col:${seeded.rawOrders}:customer_email`)}`, '[data-testid="details-panel"] .facts')],
+    ["a derivation path lit", () => open(`/explorer/graph?root=${seeded.extract}&depth=2&from=${seeded.extract}&to=${seeded.report}`, '[data-testid="path-status"]')],
+    ["a pipeline's runs, stepped", () => open("/explorer/pipeline?name=reporting", ".react-flow__node")],
+    ["a pipeline's steps", () => open("/explorer/pipeline?name=reporting&view=macro", ".react-flow__node")],
+    ["a namespace's coverage", () => open("/explorer/coverage?ns=shop", '[data-testid="coverage"]')],
+    ["an error: a root that is no id", () => open("/explorer/graph?root=art_nope", '[role="alert"]')],
+    ["the token form, its Cancel button under the pointer", async () => {
+      await open("/explorer/", "h1");
+      await page.getByRole("button", { name: "Token…" }).click();
+      await page.getByRole("button", { name: "Cancel" }).hover();
+    }],
+    ["a phone-sized screen with the live feed opened", async () => {
+      await page.setViewportSize({ width: 390, height: 800 });
+      await open("/explorer/", "h1");
+      await page.locator(".feed-toggle").click();
+      await page.locator(".feed-body").waitFor();
+    }],
+  ];
+
+  test.each(states)("%s", async (name, reach) => {
+    await reach();
+    await browser.screenshot(page, `accessible ${name}`);
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
+  test("a keyboard alone reaches a node of the graph and opens its details", async () => {
+    await open(`/explorer/graph?root=${seeded.extract}`, ".react-flow__node");
+    const focusedNode = () => page.evaluate(() => document.activeElement?.closest(".react-flow__node")?.getAttribute("data-id") ?? null);
+    const trail: string[] = [];
+    for (let i = 0; i < 40 && !(await focusedNode()); i++) {
+      await page.keyboard.press("Tab");
+      trail.push(await page.evaluate(() => `${document.activeElement?.tagName}.${document.activeElement?.className}`));
+    }
+    const id = await focusedNode();
+    expect({ id, trail }).toEqual({ id: expect.any(String), trail });
+    // The box a keyboard is on is ringed (React Flow's own outline is hidden).
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!.firstElementChild!).outlineStyle)).toBe("solid");
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.searchParams.get("sel") === id);
+    await page.getByTestId("details-panel").waitFor();
+    expect(id).toBe(seeded.extract); // the root comes first
+    // An arrow moves the selection upstream, to the run that made it, and the keyboard's focus goes with it.
+    await page.keyboard.press("ArrowLeft");
+    await page.waitForURL((url) => url.searchParams.get("sel")?.startsWith("run_") === true);
+    const run = new URL(page.url()).searchParams.get("sel");
+    await page.waitForFunction((run) => document.activeElement?.closest(".react-flow__node")?.getAttribute("data-id") === run, run);
+    expect(await page.getByTestId("details-panel").locator("h2").innerText()).toBe("extract");
+  });
+
+  test("no page error and no request off loopback", () => {
+    expect(browser.errors).toEqual([]);
+    expect(browser.blocked).toEqual([]);
+  });
+});
