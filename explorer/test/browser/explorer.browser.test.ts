@@ -78,6 +78,23 @@ describe("the Explorer in a browser (open mode)", () => {
     expect(await expander.innerText()).toBe("+1");
   });
 
+  test("a +N on either side of a box never covers the box's text", async () => {
+    // The report is drawn upstream of the publishing run: its +1 (the run that made it) on its left.
+    await open(`/explorer/graph?root=${seeded.publishRunId}`);
+    const report = node("sales_2026_clean_report.pdf");
+    await report.waitFor();
+    const clean = report.locator('[data-testid="expand-upstream"]');
+    const text = async (box: typeof report) => Promise.all([box.locator(".box-title"), box.locator(".box-type")].map(async (t) => (await t.boundingBox())!));
+    const [left, title, type] = [(await clean.boundingBox())!, ...(await text(report))];
+    for (const t of [title, type]) expect(left.x + left.width).toBeLessThanOrEqual(t.x);
+    // And a +N on the right: the CSV's, where the extract's neighbourhood ends.
+    await open(`/explorer/graph?root=${seeded.extract}`);
+    const csv = node("sales_2026_clean.csv");
+    await csv.waitFor();
+    const right = (await csv.locator('[data-testid="expand-downstream"]').boundingBox())!;
+    for (const t of await text(csv)) expect(t.x + t.width).toBeLessThanOrEqual(right.x);
+  });
+
   test("zoomed far out the graph is one picture in place of its boxes, a click on a tile selects its node, and zoomed back in the boxes return", async () => {
     await open(`/explorer/graph?root=${seeded.extract}`);
     const csv = node("sales_2026.csv");
