@@ -1,4 +1,5 @@
 import { generateTokenSecret } from "../../../src/auth";
+import { accessibilityViolations } from "../support/axe";
 import { type Browser, launchBrowser } from "../support/browser";
 import { type ExplorerServer, startExplorerServer } from "../support/explorer-server";
 import { gql, type Seeded, seedStore } from "../support/seed-store";
@@ -33,6 +34,7 @@ describe("the Explorer in a browser (tokens)", () => {
     const notice = page.locator('[role="alert"][data-code="UNAUTHENTICATED"]');
     await notice.waitFor();
     expect(await notice.innerText()).toContain("Paste one with the Token button");
+    expect(await accessibilityViolations(page)).toEqual([]);
     await browser.screenshot(page, "unauthenticated");
 
     await page.getByRole("button", { name: "Token…" }).click();
@@ -47,6 +49,8 @@ describe("the Explorer in a browser (tokens)", () => {
     await page.getByTestId("redacted").waitFor();
     expect(await page.getByTestId("details-panel").innerText()).not.toContain("ana@example.com");
     expect(await page.content()).not.toContain("ana@example.com");
+    // The redaction marker and the token's chip are held to the same contrast and naming rules as the rest.
+    expect(await accessibilityViolations(page)).toEqual([]);
     await browser.screenshot(page, "redacted");
 
     // The token lives in this tab only: a new tab starts without it.
