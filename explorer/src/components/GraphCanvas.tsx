@@ -1,5 +1,6 @@
 import { Background, ControlButton, Controls, type Edge, getViewportForBounds, MiniMap, type Node, type NodeMouseHandler, ReactFlow, type ReactFlowInstance, useStore } from "@xyflow/react";
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { onBoxKey } from "../graph/box-keys";
 import { absoluteBoxes, boxAt, boxesBounds } from "../graph/far-picture";
 import { type BoxData, FlowCache, flowEdges, flowNodes, type Highlights } from "../graph/flow-elements";
 import type { GraphModel } from "../graph/graph-model";
@@ -161,20 +162,7 @@ export const GraphCanvas = memo(function GraphCanvas({
     return () => cancelAnimationFrame(frame);
   }, [highlights.selected]);
   const onNodeClick: NodeMouseHandler<Node<BoxData>> = useCallback((event, node) => onSelect(node.id, event), [onSelect]);
-  // A keyboard's click on a box: React Flow makes boxes focusable (Tab reaches them) but reports Enter and
-  // Space only as selection changes, which this controlled graph does not take. A button inside a box (its
-  // +N) keeps its own Enter.
-  const onKeyDown = useCallback(
-    (event: React.KeyboardEvent) => {
-      const target = event.target as HTMLElement;
-      if ((event.key !== "Enter" && event.key !== " ") || !target.classList.contains("react-flow__node")) return;
-      const id = target.getAttribute("data-id");
-      if (!id) return;
-      event.preventDefault();
-      onSelect(id, event);
-    },
-    [onSelect],
-  );
+  const onKeyDown = useMemo(() => onBoxKey(onSelect), [onSelect]);
   // Far out the boxes are a picture, so a click on it lands on the pane: find the box under the pointer.
   const onPaneClick = useCallback(
     (event: React.MouseEvent) => {

@@ -6,6 +6,7 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import { Loading } from "../components/Loading";
 import { PipelineNode, type PipelineNodeData } from "../components/PipelineNode";
 import { Stepper } from "../components/Stepper";
+import { onBoxKey } from "../graph/box-keys";
 import { useQuery } from "../state/use-query";
 import { hrefOf, navigate, updateParams, useLocation } from "./router";
 import { useDocumentTitle } from "../state/document-title";
@@ -37,6 +38,11 @@ export function PipelineView() {
   const setIndex = useCallback((i: number) => updateParams({ step: i <= 0 ? "0" : steps[Math.min(i, steps.length) - 1] }, { replace: true }), [steps]);
 
   const { nodes, edges } = useMemo(() => elementsOf(graph?.nodes ?? [], graph?.edges ?? [], upTo), [graph, upTo]);
+  /** A box clicked (or Enter on it): the neighbourhood of the artifact or run it stands for. */
+  const open = (nodeId: string) => {
+    const target = (nodes.find((n) => n.id === nodeId)?.data as (PipelineNodeData & { target?: string }) | undefined)?.target;
+    if (target) navigate(hrefOf("/graph", { root: target }));
+  };
   if (!name) return <Empty heading title="No pipeline chosen">Search for a pipeline by name.</Empty>;
   return (
     <div className="graph-view">
@@ -61,7 +67,7 @@ export function PipelineView() {
         ) : nodes.length === 0 ? (
           <Empty title="Nothing at this step" />
         ) : (
-          <div className="canvas" data-testid="pipeline-canvas" data-node-count={nodes.length}>
+          <div className="canvas" onKeyDown={onBoxKey(open)} data-testid="pipeline-canvas" data-node-count={nodes.length}>
             <ReactFlow
               nodes={nodes}
               edges={edges}
@@ -71,10 +77,7 @@ export function PipelineView() {
               nodesDraggable={false}
               nodesConnectable={false}
               proOptions={{ hideAttribution: true }}
-              onNodeClick={(_, node) => {
-                const id = (node.data as PipelineNodeData & { target?: string }).target;
-                if (id) navigate(hrefOf("/graph", { root: id }));
-              }}
+              onNodeClick={(_, node) => open(node.id)}
             >
               <Background gap={24} color="#e2e8f0" />
               <Controls showInteractive={false} />

@@ -77,8 +77,8 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
-  test("a keyboard alone reaches a node of the graph and opens its details", async () => {
-    await open(`/explorer/graph?root=${seeded.extract}`, ".react-flow__node");
+  /** Tabs from the top of the page to the first box of a graph; answers its id. */
+  const tabToABox = async () => {
     const focusedNode = () => page.evaluate(() => document.activeElement?.closest(".react-flow__node")?.getAttribute("data-id") ?? null);
     const trail: string[] = [];
     for (let i = 0; i < 40 && !(await focusedNode()); i++) {
@@ -87,6 +87,12 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     }
     const id = await focusedNode();
     expect({ id, trail }).toEqual({ id: expect.any(String), trail });
+    return id!;
+  };
+
+  test("a keyboard alone reaches a node of the graph and opens its details", async () => {
+    await open(`/explorer/graph?root=${seeded.extract}`, ".react-flow__node");
+    const id = await tabToABox();
     // The box a keyboard is on is ringed (React Flow's own outline is hidden).
     expect(await page.evaluate(() => getComputedStyle(document.activeElement!.firstElementChild!).outlineStyle)).toBe("solid");
     await page.keyboard.press("Enter");
@@ -99,6 +105,13 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     const run = new URL(page.url()).searchParams.get("sel");
     await page.waitForFunction((run) => document.activeElement?.closest(".react-flow__node")?.getAttribute("data-id") === run, run);
     expect(await page.getByTestId("details-panel").locator("h2").innerText()).toBe("extract");
+  });
+
+  test("a keyboard alone opens the neighbourhood of a pipeline's box, as a click does", async () => {
+    await open("/explorer/pipeline?name=reporting", ".react-flow__node");
+    await tabToABox();
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.pathname === "/explorer/graph" && !!url.searchParams.get("root"));
   });
 
   test("no page error and no request off loopback", () => {
