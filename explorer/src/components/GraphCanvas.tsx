@@ -157,7 +157,7 @@ export const GraphCanvas = memo(function GraphCanvas({
       const [left, top] = [node.x * zoom + x, node.y * zoom + y];
       const [right, bottom] = [left + node.width * zoom, top + node.height * zoom];
       if (left >= 0 && top >= 0 && right <= box.width && bottom <= box.height) return;
-      void instance.setCenter(node.x + node.width / 2, node.y + node.height / 2, { zoom, duration: 200 });
+      void instance.setCenter(node.x + node.width / 2, node.y + node.height / 2, { zoom, duration: reducedMotion() ? 0 : 200 });
     });
     return () => cancelAnimationFrame(frame);
   }, [highlights.selected]);
@@ -244,3 +244,6 @@ function useMoving(canvas: React.RefObject<HTMLDivElement | null>): { start(even
   useEffect(() => () => clearTimeout(timer.current), []);
   return { start, end };
 }
+
+/** The user asked the system for less motion: the view jumps instead of gliding. */
+const reducedMotion = () => typeof window.matchMedia === "function" && window.matchMedia("(prefers-reduced-motion: reduce)").matches;

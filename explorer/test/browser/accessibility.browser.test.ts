@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { accessibilityViolations } from "../support/axe";
 import { type Browser, launchBrowser } from "../support/browser";
 import { type ExplorerServer, startExplorerServer } from "../support/explorer-server";
-import { type Seeded, seedStore } from "../support/seed-store";
+import { recordRun, type Seeded, seedStore } from "../support/seed-store";
 
 /**
  * Every view of the Explorer, in the states a user brings it to, audited by axe-core against WCAG 2.2 A and
@@ -112,6 +112,19 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     await tabToABox();
     await page.keyboard.press("Enter");
     await page.waitForURL((url) => url.pathname === "/explorer/graph" && !!url.searchParams.get("root"));
+  });
+
+  test("asked for less motion, a run arriving live is outlined without pulsing, in the graph and in the feed", async () => {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await open(`/explorer/graph?root=${seeded.clean}`, ".react-flow__node");
+    await page.waitForSelector(".live-dot.live");
+    await page.locator(".feed-toggle").click();
+    await recordRun({ url: server.graphqlUrl }, "profile", { data: [seeded.clean] }, { profile: [{ name: "sales_2026_clean_profile.json" }] });
+    const fresh = page.locator(".box.fresh").first();
+    await fresh.waitFor();
+    await page.locator(".feed-item").first().waitFor();
+    expect(await fresh.evaluate((e) => getComputedStyle(e).animationName)).toBe("none");
+    expect(await page.locator(".feed-item").first().evaluate((e) => getComputedStyle(e).animationName)).toBe("none");
   });
 
   test("no page error and no request off loopback", () => {
