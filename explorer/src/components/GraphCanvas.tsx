@@ -54,9 +54,12 @@ const FIT = { padding: 0.15, maxZoom: 1 } as const;
 
 const MIN_ZOOM = 0.05;
 
-/** The zoom a fit of these bounds lands on in this pane: React Flow's own computation. */
-function fitZoom(bounds: { x: number; y: number; width: number; height: number }, pane: { width: number; height: number }): number {
-  return getViewportForBounds(bounds, pane.width, pane.height, MIN_ZOOM, FIT.maxZoom, FIT.padding).zoom;
+/**
+ * Where a fit of these bounds puts the view in this pane, by React Flow's own computation: at most 1:1, so a
+ * small graph is not blown up. (Its fitBounds takes no maxZoom: it zoomed a graph of two boxes to 2:1.)
+ */
+function fitViewport(bounds: { x: number; y: number; width: number; height: number }, pane: { width: number; height: number }) {
+  return getViewportForBounds(bounds, pane.width, pane.height, MIN_ZOOM, FIT.maxZoom, FIT.padding);
 }
 
 /**
@@ -97,8 +100,9 @@ export const GraphCanvas = memo(function GraphCanvas({
     const bounds = boxesBounds(boxesRef.current);
     const element = canvas.current;
     if (!bounds || !flow.current || !element) return undefined;
-    void flow.current.fitBounds(bounds, FIT);
-    return fitZoom(bounds, { width: element.clientWidth, height: element.clientHeight });
+    const viewport = fitViewport(bounds, { width: element.clientWidth, height: element.clientHeight });
+    void flow.current.setViewport(viewport);
+    return viewport.zoom;
   }, []);
   // A new layout that will fit far out is not handed to React Flow as boxes first, only to be dropped a frame
   // later when the fit lands far out: until its fit, it is treated as far already.
@@ -116,7 +120,7 @@ export const GraphCanvas = memo(function GraphCanvas({
   }, [fitKey]);
   const fitsFar = useMemo(() => {
     const bounds = boxesBounds(boxes);
-    return !!bounds && !!pane && fitZoom(bounds, pane) < FAR_ZOOM;
+    return !!bounds && !!pane && fitViewport(bounds, pane).zoom < FAR_ZOOM;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [fitKey, pane]);
   // Fits the layout of `key` and ends its prediction. Far or near is said in the same render: left to
