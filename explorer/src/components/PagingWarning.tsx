@@ -1,9 +1,38 @@
-/** Before drawing hundreds: how many a side hides, and a choice of a first page or all. */
+import { useLayoutEffect, useRef } from "react";
+
+/**
+ * Before drawing hundreds: how many a side hides, and a choice of a first page or all. A modal `<dialog>`, so
+ * the browser keeps the keyboard inside it, Esc cancels, and the focus goes back to the +N that opened it.
+ */
 export function PagingWarning({ count, side, pageSize, onPage, onAll, onCancel }: { count: number; side: string; pageSize: number; onPage(): void; onAll(): void; onCancel(): void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useLayoutEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    // showModal is missing where there is no layout (jsdom): an open dialog there, as before.
+    if (typeof element.showModal === "function") element.showModal();
+    else element.setAttribute("open", "");
+    // Closed before React removes it, so the browser hands the focus back to where it was.
+    return () => (typeof element.close === "function" ? element.close() : element.removeAttribute("open"));
+  }, []);
   return (
-    <div className="modal-backdrop" role="presentation" onClick={onCancel}>
-      <div className="modal" role="alertdialog" aria-modal="true" aria-labelledby="paging-title" onClick={(e) => e.stopPropagation()}>
-        <h3 id="paging-title">{count.toLocaleString()} {side} neighbours</h3>
+    <dialog
+      ref={dialog}
+      className="modal"
+      role="alertdialog"
+      aria-labelledby="paging-title"
+      onCancel={(event) => {
+        // Esc: closed by the page (the graph's keys stand down while it is open), not by the browser alone.
+        event.preventDefault();
+        onCancel();
+      }}
+      // A click on the backdrop lands on the dialog itself, outside its content.
+      onClick={(event) => event.target === event.currentTarget && onCancel()}
+    >
+      <div className="modal-content">
+        <h2 id="paging-title">
+          {count.toLocaleString()} {side} neighbours
+        </h2>
         <p>
           Drawing hundreds of nodes at once makes the graph hard to read. Show them {pageSize} at a time (a “more” button fetches the next page), or all
           of them.
@@ -20,6 +49,6 @@ export function PagingWarning({ count, side, pageSize, onPage, onAll, onCancel }
           </button>
         </div>
       </div>
-    </div>
+    </dialog>
   );
 }

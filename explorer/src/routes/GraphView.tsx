@@ -221,7 +221,8 @@ export function GraphView() {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
-      if (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || !model) return;
+      // While the paging warning is open it has the keyboard (its Esc is its own), wherever the focus is.
+      if (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || !model || warning) return;
       const selected = settings.selected ?? model.roots[0];
       if (event.key === "Escape") {
         updateParams({ sel: undefined, from: undefined, to: undefined });
@@ -250,7 +251,7 @@ export function GraphView() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [model, settings.selected, actions]);
+  }, [model, settings.selected, actions, warning]);
 
   const change = (changes: Partial<GraphSettings>) =>
     updateParams({

@@ -127,6 +127,39 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     expect(await page.locator(".feed-item").first().evaluate((e) => getComputedStyle(e).animationName)).toBe("none");
   });
 
+  test("the paging warning is a modal dialog: the keyboard stays in it, Esc cancels it alone, the focus goes back to the +N", async () => {
+    const wide = await recordRun({ url: server.graphqlUrl }, "extract", {}, { raw: Array.from({ length: 120 }, (_, i) => ({ name: `wide_part_${String(i).padStart(3, "0")}.csv` })) });
+    const root = wide.outputs[0];
+    await open(`/explorer/graph?root=${root}&sel=${root}`, ".react-flow__node");
+    const more = page.locator('[data-testid="expand-downstream"]', { hasText: "+119" });
+    await more.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("alertdialog");
+    await dialog.waitFor();
+    expect(await dialog.locator("h2").innerText()).toBe("119 downstream neighbours");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("paging-first");
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await browser.screenshot(page, "accessible paging warning");
+    // Tab never lands on the page behind the dialog (past its last button the browser's own UI may take it).
+    for (let i = 0; i < 7; i++) {
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement === document.body || !!document.activeElement?.closest("dialog"))).toBe(true);
+    }
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("expand-downstream");
+    expect(new URL(page.url()).searchParams.get("sel")).toBe(root); // the graph's Esc (clear the selection) did not run
+    // A click on the backdrop cancels too; the choice of a first page draws a page more.
+    await more.click();
+    await dialog.waitFor();
+    await page.mouse.click(5, 400);
+    await dialog.waitFor({ state: "detached" });
+    await more.click();
+    await page.getByTestId("paging-first").click();
+    // The run's first page of 50 holds the root already drawn: 49 more, 70 still hidden.
+    await page.locator('[data-testid="expand-downstream"]', { hasText: "+70" }).waitFor();
+  });
+
   test("no page error and no request off loopback", () => {
     expect(browser.errors).toEqual([]);
     expect(browser.blocked).toEqual([]);
