@@ -78,6 +78,15 @@ describe("the Explorer in a browser (open mode)", () => {
     expect(await expander.innerText()).toBe("+1");
   });
 
+  test("a neighbourhood of three boxes opens at 1:1, not blown up to fill the pane", async () => {
+    await open(`/explorer/graph?root=${seeded.published}&dir=UPSTREAM`);
+    await node("sales_2026_clean_report_web.html").waitFor();
+    expect(Number(await page.getByTestId("graph-canvas").getAttribute("data-node-count"))).toBe(3);
+    await page.waitForFunction(() => (document.querySelector(".react-flow__viewport") as HTMLElement | null)?.style.transform !== "translate(0px, 0px) scale(1)");
+    const scale = Number((await page.locator(".react-flow__viewport").evaluate((v) => (v as HTMLElement).style.transform)).match(/scale\(([\d.]+)\)/)![1]);
+    expect(scale).toBe(1);
+  });
+
   test("a +N on either side of a box never covers the box's text", async () => {
     // The report is drawn upstream of the publishing run: its +1 (the run that made it) on its left.
     await open(`/explorer/graph?root=${seeded.publishRunId}`);
