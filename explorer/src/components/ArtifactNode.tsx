@@ -23,7 +23,8 @@ export const ArtifactNode = memo(function ArtifactNode({ data, selected }: NodeP
       <div className="box-head">
         <span className={`kind-icon ${dataset ? "kind-dataset" : "kind-artifact"}`} aria-hidden="true">{dataset ? "▦" : "◧"}</span>
         <span className="box-title" title={node.label}>
-          {dataset ? node.label : displayName(node.label)}
+          {/* A dataset's namespace is on the line below too: a long name shows its end, as a path does. */}
+          {displayName(node.label)}
         </span>
       </div>
       <div className="box-sub">

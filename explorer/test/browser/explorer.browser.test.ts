@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { handlesOf } from "../../src/graph/node-size";
 import { type Browser, launchBrowser } from "../support/browser";
 import { type ExplorerServer, startExplorerServer } from "../support/explorer-server";
-import { gql, recordRun, type Seeded, seedStore } from "../support/seed-store";
+import { gql, ingestHop, recordRun, type Seeded, seedStore } from "../support/seed-store";
 
 /**
  * The Explorer in headless Chromium against a real provgraph process on a seeded store (open mode), as a
@@ -85,6 +85,17 @@ describe("the Explorer in a browser (open mode)", () => {
     await page.waitForFunction(() => (document.querySelector(".react-flow__viewport") as HTMLElement | null)?.style.transform !== "translate(0px, 0px) scale(1)");
     const scale = Number((await page.locator(".react-flow__viewport").evaluate((v) => (v as HTMLElement).style.transform)).match(/scale\(([\d.]+)\)/)![1]);
     expect(scale).toBe(1);
+  });
+
+  test("a dataset under a long namespace shows its own name on its box, the namespace on the line below", async () => {
+    const namespace = "postgres://prod-db.internal:5432";
+    const id = await ingestHop({ url: server.graphqlUrl }, namespace, "load_orders", { name: "analytics.public.orders_raw", fields: ["id"] }, { name: "analytics.public.customer_orders", fields: ["id"] }, []);
+    await open(`/explorer/graph?root=${id}`);
+    const box = page.locator(`.react-flow__node[data-id="${id}"]`);
+    await box.waitFor();
+    expect(await box.locator(".box-title").innerText()).toBe("…/analytics.public.customer_orders");
+    expect(await box.locator(".box-title").getAttribute("title")).toBe(`${namespace}/analytics.public.customer_orders`);
+    expect(await box.locator(".box-type").innerText()).toContain(namespace);
   });
 
   test("a +N on either side of a box never covers the box's text", async () => {

@@ -108,6 +108,12 @@ async function ingest(target: Target, event: unknown): Promise<void> {
   if (response.status !== 201) throw new Error(`lineage: ${response.status} ${await response.text()}`);
 }
 
+/** One OpenLineage run from `input` to `output` with these column edges; answers the output's version id. */
+export async function ingestHop(target: Target, namespace: string, job: string, input: { name: string; fields: string[] }, output: { name: string; fields: string[] }, edges: Edge[]): Promise<string> {
+  await ingest(target, hop(namespace, job, input, output, edges));
+  return latest(target, namespace, output.name);
+}
+
 const latest = async (target: Target, namespace: string, name: string): Promise<string> =>
   (await gql(target, `query($n: String!, $m: String!) { dataset(namespace: $n, name: $m) { latestVersion { id } } }`, { n: namespace, m: name })).dataset.latestVersion.id;
 
