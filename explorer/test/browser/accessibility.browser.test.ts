@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { accessibilityViolations } from "../support/axe";
 import { type Browser, launchBrowser } from "../support/browser";
 import { type ExplorerServer, startExplorerServer } from "../support/explorer-server";
-import { recordRun, type Seeded, seedStore } from "../support/seed-store";
+import { ingestHop, recordRun, type Seeded, seedStore } from "../support/seed-store";
 
 /**
  * Every view of the Explorer, in the states a user brings it to, audited by axe-core against WCAG 2.2 A and
@@ -158,6 +158,18 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     await page.getByTestId("paging-first").click();
     // The run's first page of 50 holds the root already drawn: 49 more, 70 still hidden.
     await page.locator('[data-testid="expand-downstream"]', { hasText: "+70" }).waitFor();
+  });
+
+  test("long names reflow inside the details panel: nothing in it scrolls sideways or runs out of it (WCAG 1.4.10)", async () => {
+    const field = "column_with_an_extremely_long_name_".repeat(4);
+    const name = `warehouse/${"verylongsegment_".repeat(20)}part-000.parquet`;
+    const id = await ingestHop({ url: server.graphqlUrl }, "long", "long_names", { name: "source", fields: [field] }, { name, fields: [field] }, [[field, "source", field, "DIRECT", "IDENTITY"]]);
+    await open(`/explorer/graph?root=${id}&cols=1&sel=${encodeURIComponent(`col:${id}:${field}`)}`, '[data-testid="details-panel"] .facts');
+    const overflowing = await page.locator(".details-body").evaluate((body) =>
+      [body, ...body.querySelectorAll("*")].filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "auto").map((e) => `${e.tagName} ${e.textContent?.slice(0, 40)}`),
+    );
+    expect(overflowing).toEqual([]);
+    expect(await page.locator(".details-body").evaluate((body) => body.scrollWidth <= body.clientWidth)).toBe(true);
   });
 
   test("no page error and no request off loopback", () => {
