@@ -1,5 +1,6 @@
 import { Handle, type NodeProps, Position } from "@xyflow/react";
 import { memo } from "react";
+import { displayName } from "../graph/display-name";
 
 export interface PipelineNodeData extends Record<string, unknown> {
   label: string;
@@ -17,7 +18,8 @@ export const PipelineNode = memo(function PipelineNode({ data }: NodeProps & { d
       <Handle type="target" position={Position.Left} />
       {data.execution && <span className={`run-dot status-${data.status ?? "completed"}`} aria-hidden="true" />}
       <div className="box-main">
-        <span className="box-title">{data.label}</span>
+        {/* An artifact's long path from its end, as on the neighbourhood's boxes; a step's name as it is. */}
+        <span className="box-title">{data.execution ? data.label : displayName(data.label)}</span>
         {data.sub && <span className="box-type">{data.sub}</span>}
       </div>
       <Handle type="source" position={Position.Right} />

@@ -98,6 +98,14 @@ describe("the Explorer in a browser (open mode)", () => {
     expect(await box.locator(".box-type").innerText()).toContain(namespace);
   });
 
+  test("a pipeline's artifact named by a long path shows its end on its box, as in a neighbourhood", async () => {
+    await recordRun({ url: server.graphqlUrl }, "extract", {}, { raw: [{ name: "s3://analytics-prod-eu-west-1/warehouse/finance/ledger_2026_11.csv" }] }, { pipeline: "ledgers", step: 1 });
+    await open("/explorer/pipeline?name=ledgers");
+    const titles = page.locator('[data-testid="pipeline-node"] .box-title');
+    await titles.first().waitFor();
+    expect(await titles.allInnerTexts()).toContain("…/finance/ledger_2026_11.csv");
+  });
+
   test("a +N on either side of a box never covers the box's text", async () => {
     // The report is drawn upstream of the publishing run: its +1 (the run that made it) on its left.
     await open(`/explorer/graph?root=${seeded.publishRunId}`);
