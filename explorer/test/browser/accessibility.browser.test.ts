@@ -160,16 +160,25 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     await page.locator('[data-testid="expand-downstream"]', { hasText: "+70" }).waitFor();
   });
 
-  test("long names reflow inside the details panel: nothing in it scrolls sideways or runs out of it (WCAG 1.4.10)", async () => {
+  /** What in `selector` is wider than its box and not scrolled on purpose: long names running out. */
+  const overflowingIn = (selector: string) =>
+    page.locator(selector).evaluate((root) =>
+      [root, ...root.querySelectorAll("*")].filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "auto").map((e) => `${e.tagName} ${e.textContent?.slice(0, 40)}`),
+    );
+
+  test("long names reflow in the details panel, the results page and the coverage table: nothing runs out or scrolls sideways (WCAG 1.4.10)", async () => {
     const field = "column_with_an_extremely_long_name_".repeat(4);
     const name = `warehouse/${"verylongsegment_".repeat(20)}part-000.parquet`;
-    const id = await ingestHop({ url: server.graphqlUrl }, "long", "long_names", { name: "source", fields: [field] }, { name, fields: [field] }, [[field, "source", field, "DIRECT", "IDENTITY"]]);
+    // `unmapped` has no lineage: the coverage lists it, with its dataset's name.
+    const id = await ingestHop({ url: server.graphqlUrl }, "long", "long_names", { name: "source", fields: [field] }, { name, fields: [field, "unmapped"] }, [[field, "source", field, "DIRECT", "IDENTITY"]]);
     await open(`/explorer/graph?root=${id}&cols=1&sel=${encodeURIComponent(`col:${id}:${field}`)}`, '[data-testid="details-panel"] .facts');
-    const overflowing = await page.locator(".details-body").evaluate((body) =>
-      [body, ...body.querySelectorAll("*")].filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "auto").map((e) => `${e.tagName} ${e.textContent?.slice(0, 40)}`),
-    );
-    expect(overflowing).toEqual([]);
+    expect(await overflowingIn(".details-body")).toEqual([]);
     expect(await page.locator(".details-body").evaluate((body) => body.scrollWidth <= body.clientWidth)).toBe(true);
+    for (const [path, ready] of [["/explorer/search?q=verylongsegment", ".result-group"], ["/explorer/coverage?ns=long", ".table"]]) {
+      await open(path, ready);
+      expect({ path, overflowing: await overflowingIn(".app-main") }).toEqual({ path, overflowing: [] });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    }
   });
 
   test("no page error and no request off loopback", () => {
