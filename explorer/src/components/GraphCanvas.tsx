@@ -52,7 +52,8 @@ function FarView({ canvas, nodes, edges, onFar }: { canvas: React.RefObject<HTML
 /** What "fit" fits: the boxes' own extent (their sizes are known), so it needs neither mounted nor measured boxes. */
 const FIT = { padding: 0.15, maxZoom: 1 } as const;
 
-const MIN_ZOOM = 0.05;
+/** How far out a graph may be zoomed; React Flow's own floor (0.5) cannot fit a long pipeline on a phone. */
+export const MIN_ZOOM = 0.05;
 
 /**
  * Where a fit of these bounds puts the view in this pane, by React Flow's own computation: at most 1:1, so a

@@ -2,6 +2,7 @@ import { Background, Controls, type Edge, MarkerType, type Node, ReactFlow } fro
 import { useCallback, useMemo } from "react";
 import { MacroGraphDocument, MicroGraphDocument, type PipelineEdgeFieldsFragment, type PipelineNodeFieldsFragment, request } from "../api/client";
 import { Empty } from "../components/Empty";
+import { MIN_ZOOM } from "../components/GraphCanvas";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { Loading } from "../components/Loading";
 import { PipelineNode, type PipelineNodeData } from "../components/PipelineNode";
@@ -74,6 +75,7 @@ export function PipelineView() {
               nodeTypes={NODE_TYPES}
               fitView
               fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
+              minZoom={MIN_ZOOM}
               nodesDraggable={false}
               nodesConnectable={false}
               proOptions={{ hideAttribution: true }}

@@ -397,6 +397,21 @@ describe("the Explorer in a browser (open mode)", () => {
     expect(graph.toolbarOverflow).toEqual([]);
     expect(graph.search).toBeGreaterThanOrEqual(160);
     await browser.screenshot(page, "phone-graph");
+    // A pipeline's toolbar too: its stepper's controls wrap within the view, clear of the folded feed's rail.
+    await open("/explorer/pipeline?name=reporting");
+    await page.getByTestId("stepper").waitFor();
+    const outside = await page.evaluate(() => {
+      const edge = document.querySelector(".app-main")!.getBoundingClientRect().right;
+      return [...document.querySelectorAll<HTMLElement>(".toolbar button, .toolbar input")].filter((control) => control.getBoundingClientRect().right > edge).map((control) => control.outerHTML.slice(0, 80));
+    });
+    expect(outside).toEqual([]);
+    // And its graph is fitted whole into the narrow pane (React Flow's own floor of zoom 0.5 cut it at both sides).
+    const cut = await page.evaluate(() => {
+      const pane = document.querySelector('[data-testid="pipeline-canvas"]')!.getBoundingClientRect();
+      return [...document.querySelectorAll(".react-flow__node")].map((n) => n.getBoundingClientRect()).filter((r) => r.left < pane.left || r.right > pane.right).length;
+    });
+    expect(cut).toBe(0);
+    await browser.screenshot(page, "phone-pipeline");
   });
 
   test("the results page pages past its first hundred hits and narrows to one kind", async () => {
