@@ -34,6 +34,23 @@ export const builder = new SchemaBuilder<SchemaConfig>({
     // node/nodes and the Node interface are ours (src/schema/node.ts): ids resolve synchronously.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
+    // Every connection pages the same way (the Relay cursor connection specification); a connection's own
+    // field says what it lists.
+    pageInfoTypeOptions: { description: "Where a page stands in its list: whether more lies after or before it, and the cursors to ask for them." },
+    hasNextPageFieldOptions: { description: "Whether more items follow this page: ask again with `after: endCursor`." },
+    hasPreviousPageFieldOptions: { description: "Whether items come before this page: ask again with `before: startCursor`." },
+    startCursorFieldOptions: { description: "The cursor of the page's first item; null when the page is empty." },
+    endCursorFieldOptions: { description: "The cursor of the page's last item; null when the page is empty." },
+    defaultConnectionTypeOptions: { description: "A page of a list (a Relay cursor connection): its items, each with its cursor, and where the page stands." },
+    defaultEdgeTypeOptions: { description: "One item of a page and its cursor." },
+    edgesFieldOptions: { description: "The page's items, in the list's order." },
+    pageInfoFieldOptions: { description: "Whether more items lie after or before this page, and the cursors to ask for them." },
+    cursorFieldOptions: { description: "An opaque position in the list: pass it as `after` (or `before`) for the items that follow (or precede) it." },
+    nodeFieldOptions: { description: "The item." },
+    firstArgOptions: { description: "How many items to return, from the start of the list (or after `after`): by default 50, at most 500 (above, or negative, is PAGE_SIZE)." },
+    afterArgOptions: { description: "Return the items after this cursor (an `endCursor` or an edge's `cursor` from an earlier page)." },
+    lastArgOptions: { description: "How many items to return, from the end of the list (or before `before`): at most 500, as `first`." },
+    beforeArgOptions: { description: "Return the items before this cursor (a `startCursor` or an edge's `cursor` from an earlier page)." },
   },
   errors: { defaultTypes: [] },
 });

@@ -41,38 +41,64 @@ const IntermediatesEnum = builder.enumType("Intermediates", {
 
 const StepConditionInput = builder.inputType("StepConditionInput", {
   description: "The step runs only when the flag has this value.",
-  fields: (t) => ({ flag: t.string({ required: true }), equals: t.boolean({ required: true }) }),
+  fields: (t) => ({
+    flag: t.string({ required: true, description: "A flag the composite declares in `flags` (UNKNOWN_FLAG otherwise)." }),
+    equals: t.boolean({ required: true, description: "The value the flag must have for the step to run." }),
+  }),
 });
 
 const CompositeStepInput = builder.inputType("CompositeStepInput", {
+  description: "One step of a composite: a registered operation it runs under a name of its own, optionally only under a flag value.",
   fields: (t) => ({
     name: t.string({ required: true, description: "Unique in the composite; not `in` or `out`, no `.`." }),
-    operation: t.string({ required: true }),
-    operationVersion: t.string({ required: true }),
+    operation: t.string({
+      required: true,
+      description: "The name of the registered operation the step runs (UNKNOWN_OPERATION when none has this name and version; NESTED_COMPOSITE when it is a composite).",
+    }),
+    operationVersion: t.string({ required: true, description: "The version of the operation the step runs." }),
     when: t.field({ type: StepConditionInput, description: "A conditional step: it runs only under this flag value." }),
   }),
 });
 
 const WireInput = builder.inputType("WireInput", {
   description: "from: `in.<composite input role>` or `<step name>.<output role>`; to: `<step name>.<input role>` or `out.<composite output role>`. Both ends hold the same artifact type.",
-  fields: (t) => ({ from: t.string({ required: true }), to: t.string({ required: true }) }),
+  fields: (t) => ({
+    from: t.string({ required: true, description: "Where the artifacts come from: `in.<composite input role>` or `<step name>.<output role>`." }),
+    to: t.string({ required: true, description: "Where they are delivered: `<step name>.<input role>` or `out.<composite output role>`." }),
+  }),
 });
 
 const CompositeOutputRoleInput = builder.inputType("CompositeOutputRoleInput", {
-  fields: (t) => ({ role: t.string({ required: true }), artifactType: t.string({ required: true }) }),
+  description: "An output role of a composite: it is required, and its lineage is composed from the steps' (no inferLineageFrom).",
+  fields: (t) => ({
+    role: t.string({ required: true, description: "The role's name: unique among the composite's output roles (DUPLICATE_ROLE), not starting with `$` (RESERVED_ROLE)." }),
+    artifactType: t.string({ required: true, description: "The type of the artifacts in the role; the wires into it must carry the same type (TYPE_MISMATCH)." }),
+  }),
 });
 
 const RegisterCompositeInput = builder.inputType("RegisterCompositeInput", {
   description: `A composite's definition. Its name, version, roles, artifact types, steps and flags are names: at most ${MAX_NAME_BYTES} bytes of UTF-8 each (longer: NAME_TOO_LONG).`,
   fields: (t) => ({
-    name: t.string({ required: true }),
-    version: t.string({ required: true }),
-    inputs: t.field({ type: [InputRoleInput], required: true }),
-    outputs: t.field({ type: [CompositeOutputRoleInput], required: true }),
-    steps: t.field({ type: [CompositeStepInput], required: true }),
-    wires: t.field({ type: [WireInput], required: true }),
+    name: t.string({ required: true, description: "The composite's name. Names and versions are shared with operations (NAME_TAKEN when an operation holds this pair)." }),
+    version: t.string({
+      required: true,
+      description: "The composite's version. A name and version is immutable: the same definition again is a no-op, a different one IMMUTABLE_VERSION.",
+    }),
+    inputs: t.field({ type: [InputRoleInput], required: true, description: "The composite's input roles: what each run is given." }),
+    outputs: t.field({
+      type: [CompositeOutputRoleInput],
+      required: true,
+      description: "The composite's output roles, at least one (NO_OUTPUTS); each must be fed by a wire from a step (UNFED_OUTPUT).",
+    }),
+    steps: t.field({ type: [CompositeStepInput], required: true, description: "The steps, at least one (NO_STEPS); step names are unique (DUPLICATE_STEP)." }),
+    wires: t.field({
+      type: [WireInput],
+      required: true,
+      description:
+        "How artifacts flow from the composite's inputs through the steps to its outputs. Every required input of every step must be fed (UNFED_INPUT); no step may feed itself (SELF_LOOP) or a cycle of steps (CYCLE).",
+    }),
     flags: t.stringList({ description: "The flags conditional steps test (at most 10; every combination is checked for soundness)." }),
-    intermediates: t.field({ type: IntermediatesEnum, required: true }),
+    intermediates: t.field({ type: IntermediatesEnum, required: true, description: "What the composite's runs keep of the artifacts its steps produce that are not its outputs." }),
     allowUnsound: t.boolean({ defaultValue: false, description: "Register even when the workflow-net check finds the definition unsound." }),
   }),
 });
@@ -80,29 +106,42 @@ const RegisterCompositeInput = builder.inputType("RegisterCompositeInput", {
 const CompositeStepRunInput = builder.inputType("CompositeStepRunInput", {
   description: "One step as it ran; its inputs follow from the wires (the composite's inputs and what earlier steps produced).",
   fields: (t) => ({
-    step: t.string({ required: true }),
-    params: t.field({ type: "JSON" }),
-    outputs: t.field({ type: [RoleDraftsInput], required: true }),
-    lineage: t.field({ type: [ExplicitLineageInput] }),
+    step: t.string({
+      required: true,
+      description:
+        "The name of a declared step (UNKNOWN_STEP), reported once (DUPLICATE_STEP), active under the run's flags (STEP_NOT_ACTIVE) and after every active step that feeds it (STEP_ORDER).",
+    }),
+    params: t.field({ type: "JSON", description: "The step's parameters, as recordExecution's `params`." }),
+    outputs: t.field({ type: [RoleDraftsInput], required: true, description: "What the step produced, by output role of its operation, as recordExecution's `outputs`." }),
+    lineage: t.field({ type: [ExplicitLineageInput], description: "Explicit mappings for the step's outputs, as recordExecution's `lineage`." }),
     status: t.field({ type: ExecutionStatusEnum, description: "Default COMPLETED." }),
-    startedAt: t.field({ type: "DateTime" }),
-    endedAt: t.field({ type: "DateTime" }),
-    pins: t.field({ type: PinsInput }),
+    startedAt: t.field({ type: "DateTime", description: "When the step started; null: not known." }),
+    endedAt: t.field({ type: "DateTime", description: "When the step ended; null: not known. Before startedAt is INVALID_ARGUMENT." }),
+    pins: t.field({ type: PinsInput, description: "What a replay of the step must pin, as recordExecution's `pins`." }),
   }),
 });
 
 const RecordCompositeExecutionInput = builder.inputType("RecordCompositeExecutionInput", {
+  description: "One run of a composite as a pipeline reports it: its inputs, the flag values it ran under and each step as it ran.",
   fields: (t) => ({
-    composite: t.string({ required: true }),
-    compositeVersion: t.string({ required: true }),
-    params: t.field({ type: "JSON" }),
+    composite: t.string({ required: true, description: "The registered composite's name (NOT_FOUND, `field: \"composite\"`, when none has this name and version)." }),
+    compositeVersion: t.string({ required: true, description: "The composite's version." }),
+    params: t.field({
+      type: "JSON",
+      description:
+        'The run\'s parameters, stored with the composite\'s execution; its specId covers them with the flag values and the inputs. {"$artifact": "art_…"} anywhere inside records that artifact as an input in role `$config`, as in recordExecution.',
+    }),
     flags: t.field({ type: "JSON", description: 'The value of each declared flag in this run, e.g. {"dryRun": true}; a flag left out is false.' }),
-    inputs: t.field({ type: [RoleArtifactsInput], required: true }),
+    inputs: t.field({
+      type: [RoleArtifactsInput],
+      required: true,
+      description: "The composite's inputs by its input roles, checked like an operation's (ArtifactValidationError with `step` null); the wires take them to the steps.",
+    }),
     steps: t.field({ type: [CompositeStepRunInput], required: true, description: "In the order they ran; a step's inputs follow from the wires." }),
     pipeline: t.string({ description: "With step: the composite run is this step of the pipeline (one step in the macro and micro graphs)." }),
-    step: t.int(),
+    step: t.int({ description: "With pipeline: the step's number in the pipeline, a whole number ≥ 0. Give both or neither (INVALID_ARGUMENT)." }),
     agent: t.string({ description: "Also the agent of every step." }),
-    pins: t.field({ type: PinsInput }),
+    pins: t.field({ type: PinsInput, description: "What a replay of the whole run must pin; each step gives its own in its `pins`." }),
     startedAt: t.field({ type: "DateTime", description: "Default: the earliest startedAt of its steps." }),
     endedAt: t.field({ type: "DateTime", description: "Default: the latest endedAt of its steps." }),
     idempotencyKey: t.string({
@@ -114,42 +153,68 @@ const RecordCompositeExecutionInput = builder.inputType("RecordCompositeExecutio
 // --- the definition as registered ---
 
 const StepConditionObject = builder.objectRef<NonNullable<CompositeStep["when"]>>("StepCondition").implement({
-  fields: (t) => ({ flag: t.exposeString("flag"), equals: t.exposeBoolean("equals") }),
+  description: "A step's condition: the step runs only when the flag has this value.",
+  fields: (t) => ({
+    flag: t.exposeString("flag", { description: "A flag the composite declares." }),
+    equals: t.exposeBoolean("equals", { description: "The value the flag must have for the step to run." }),
+  }),
 });
 
 const CompositeStepObject = builder.objectRef<CompositeStep>("CompositeStep").implement({
+  description: "One step of a registered composite: its name and the operation it runs.",
   fields: (t) => ({
-    name: t.exposeString("name"),
-    operation: t.field({ type: OperationRef, resolve: (step) => step.operationId }),
-    when: t.field({ type: StepConditionObject, nullable: true, resolve: (step) => step.when }),
+    name: t.exposeString("name", { description: "The step's name, unique in the composite: wires name it, and its executions' `compositeStep`." }),
+    operation: t.field({ type: OperationRef, description: "The registered operation the step runs (never a composite).", resolve: (step) => step.operationId }),
+    when: t.field({ type: StepConditionObject, nullable: true, description: "The flag value the step runs under; null: it always runs.", resolve: (step) => step.when }),
   }),
 });
 
 const CompositeWireObject = builder.objectRef<Wire>("CompositeWire").implement({
-  fields: (t) => ({ from: t.exposeString("from"), to: t.exposeString("to") }),
+  description: "A wire of a composite, as registered: artifacts flow from `from` to `to`.",
+  fields: (t) => ({
+    from: t.exposeString("from", { description: "`in.<composite input role>` or `<step name>.<output role>`." }),
+    to: t.exposeString("to", { description: "`<step name>.<input role>` or `out.<composite output role>`." }),
+  }),
 });
 
 const CompositeInputRoleObject = builder.objectRef<CompositeDefinition["inputs"][number]>("CompositeInputRole").implement({
-  fields: (t) => ({ role: t.exposeString("role"), artifactType: t.exposeString("artifactType"), required: t.exposeBoolean("required") }),
+  description: "An input role of a composite: what a run is given in it.",
+  fields: (t) => ({
+    role: t.exposeString("role", { description: "The role's name." }),
+    artifactType: t.exposeString("artifactType", { description: "The type every artifact given in the role must have (ARTIFACT_TYPE_MISMATCH otherwise)." }),
+    required: t.exposeBoolean("required", { description: "A run must give the role at least one artifact (REQUIRED_ROLE_MISSING otherwise)." }),
+  }),
 });
 
 const CompositeOutputRoleObject = builder.objectRef<CompositeDefinition["outputs"][number]>("CompositeOutputRole").implement({
-  fields: (t) => ({ role: t.exposeString("role"), artifactType: t.exposeString("artifactType") }),
+  description: "An output role of a composite, fed by the steps wired to it.",
+  fields: (t) => ({
+    role: t.exposeString("role", { description: "The role's name." }),
+    artifactType: t.exposeString("artifactType", { description: "The type of the artifacts in the role." }),
+  }),
 });
 
 const FlagValueObject = builder.objectRef<{ flag: string; value: boolean }>("FlagValue").implement({
-  fields: (t) => ({ flag: t.exposeString("flag"), value: t.exposeBoolean("value") }),
+  description: "A declared flag and its value.",
+  fields: (t) => ({
+    flag: t.exposeString("flag", { description: "The flag's name, as declared." }),
+    value: t.exposeBoolean("value", { description: "Its value." }),
+  }),
 });
 
 const PlaceTokensObject = builder.objectRef<PlaceTokens>("PlaceTokens").implement({
-  fields: (t) => ({ place: t.exposeString("place"), tokens: t.exposeInt("tokens") }),
+  description: "A place of the workflow net and the tokens it holds in a marking.",
+  fields: (t) => ({
+    place: t.exposeString("place", { description: "The place: `source`, `sink`, `<step>.<input role>`, `out.<output role>`, `<step>.ready` or `<step>.done`." }),
+    tokens: t.exposeInt("tokens", { description: "The tokens in it, at least 1 (places without tokens are left out)." }),
+  }),
 });
 
 const SoundnessWitnessObject = builder.objectRef<SoundnessWitness>("SoundnessWitness").implement({
   description: "How a soundness property fails: the transitions fired from the initial marking (`in`, step names, `out`) and the marking they reach.",
   fields: (t) => ({
-    firingSequence: t.exposeStringList("firingSequence"),
-    marking: t.field({ type: [PlaceTokensObject], resolve: (w) => w.marking }),
+    firingSequence: t.exposeStringList("firingSequence", { description: "The transitions fired, in order; the exploration is breadth first, so it is a shortest such sequence." }),
+    marking: t.field({ type: [PlaceTokensObject], description: "The marking reached: every place that holds tokens.", resolve: (w) => w.marking }),
     leftoverPlaces: t.exposeStringList("leftoverPlaces", { description: "The marked places besides one token in the sink: what is left over, or stuck." }),
   }),
 });
@@ -158,16 +223,18 @@ const CombinationSoundnessObject = builder.objectRef<CombinationSoundness>("Flag
   description:
     "The workflow net under one combination of flag values. Places: `source`, `sink`, `<step>.<input role>`, `out.<output role>` (and `<step>.ready` for a step with nothing to wait for); transitions: `in`, one per step, `out`.",
   fields: (t) => ({
-    flags: t.field({ type: [FlagValueObject], resolve: (c) => c.flags }),
-    sound: t.exposeBoolean("sound"),
+    flags: t.field({ type: [FlagValueObject], description: "The combination: every declared flag with its value, in the order declared (empty without flags).", resolve: (c) => c.flags }),
+    sound: t.exposeBoolean("sound", { description: "Option to complete, proper completion and no dead steps hold, and the exploration did not stop at the bound." }),
     inactiveSteps: t.exposeStringList("inactiveSteps", { description: "Conditional steps that do not run under these flags (left out of the net)." }),
     optionToComplete: t.exposeBoolean("optionToComplete", { description: "From every reachable marking, a marking with the sink marked is reachable." }),
     optionToCompleteWitness: t.field({ type: SoundnessWitnessObject, nullable: true, description: "A reachable marking the sink cannot be reached from (a deadlock when one exists), with the firing sequence to it.", resolve: (c) => c.optionToCompleteWitness }),
     properCompletion: t.exposeBoolean("properCompletion", { description: "Whenever the sink is marked, nothing else is." }),
     properCompletionWitness: t.field({ type: SoundnessWitnessObject, nullable: true, description: "A marking with the sink marked and tokens left over.", resolve: (c) => c.properCompletionWitness }),
     noDeadTransitions: t.exposeBoolean("noDeadTransitions", { description: "Every step of the net fires in some run." }),
-    deadSteps: t.exposeStringList("deadSteps"),
-    markingsExplored: t.exposeInt("markingsExplored"),
+    deadSteps: t.exposeStringList("deadSteps", { description: "The steps of the net that fire in no run (empty when noDeadTransitions)." }),
+    markingsExplored: t.exposeInt("markingsExplored", {
+      description: "The reachable markings explored for this combination: at most the report's `bound`, fewer once the budget over all combinations is spent.",
+    }),
     boundHit: t.exposeBoolean("boundHit", { description: "The exploration stopped at the bound: the answer is about the explored part only, and the combination is not sound." }),
   }),
 });
@@ -177,8 +244,12 @@ const WorkflowSoundnessObject = builder.objectRef<WorkflowSoundness>("WorkflowSo
   fields: (t) => ({
     sound: t.exposeBoolean("sound", { description: "Every combination sound (option to complete, proper completion, no dead steps) and fully explored." }),
     bound: t.exposeInt("bound", { description: "The most markings explored per combination." }),
-    boundHit: t.exposeBoolean("boundHit"),
-    combinations: t.field({ type: [CombinationSoundnessObject], resolve: (s) => s.combinations }),
+    boundHit: t.exposeBoolean("boundHit", { description: "The exploration of some combination stopped at the bound (`sound` is then false)." }),
+    combinations: t.field({
+      type: [CombinationSoundnessObject],
+      description: "One report per combination of flag values (one in all without flags): all false first, the first declared flag changing slowest.",
+      resolve: (s) => s.combinations,
+    }),
   }),
 });
 
@@ -189,19 +260,23 @@ export const CompositeDefinitionRef = builder.loadableObjectRef<CompositeDefinit
 CompositeDefinitionRef.implement({
   description: "A registered composite: operations wired role to role, as registered. Its runs are executions of `operation` (kind COMPOSITE).",
   fields: (t) => ({
-    name: t.exposeString("name"),
-    version: t.exposeString("version"),
-    operation: t.field({ type: OperationRef, resolve: (c) => c.id }),
-    inputs: t.field({ type: [CompositeInputRoleObject], resolve: (c) => c.inputs }),
-    outputs: t.field({ type: [CompositeOutputRoleObject], resolve: (c) => c.outputs }),
-    steps: t.field({ type: [CompositeStepObject], resolve: (c) => c.steps }),
-    wires: t.field({ type: [CompositeWireObject], resolve: (c) => c.wires }),
-    flags: t.exposeStringList("flags"),
-    intermediates: t.field({ type: IntermediatesEnum, resolve: (c) => c.intermediates }),
+    name: t.exposeString("name", { description: "The composite's name." }),
+    version: t.exposeString("version", { description: "Its version: a name and version is registered once and never changes." }),
+    operation: t.field({ type: OperationRef, description: "The operation the composite also is (kind COMPOSITE, the same id): its runs are executions of it.", resolve: (c) => c.id }),
+    inputs: t.field({ type: [CompositeInputRoleObject], description: "The composite's input roles, in the order declared.", resolve: (c) => c.inputs }),
+    outputs: t.field({ type: [CompositeOutputRoleObject], description: "The composite's output roles, in the order declared.", resolve: (c) => c.outputs }),
+    steps: t.field({ type: [CompositeStepObject], description: "The steps, in the order declared.", resolve: (c) => c.steps }),
+    wires: t.field({ type: [CompositeWireObject], description: "The wires, in the order declared.", resolve: (c) => c.wires }),
+    flags: t.exposeStringList("flags", { description: "The flags its conditional steps test, in the order declared (empty: none)." }),
+    intermediates: t.field({ type: IntermediatesEnum, description: "What its runs keep of their intermediates.", resolve: (c) => c.intermediates }),
     allowUnsound: t.exposeBoolean("allowUnsound", { description: "Registered with allowUnsound." }),
     sound: t.exposeBoolean("sound", { description: "What the workflow-net check said at registration." }),
-    soundness: t.field({ type: WorkflowSoundnessObject, resolve: (c, _args, ctx) => ctx.services.composites.registry.soundnessOf(c) }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    soundness: t.field({
+      type: WorkflowSoundnessObject,
+      description: "The workflow-net soundness of the definition, for every combination of its flag values, checked afresh on each read.",
+      resolve: (c, _args, ctx) => ctx.services.composites.registry.soundnessOf(c),
+    }),
+    createdAt: t.expose("createdAt", { type: "DateTime", description: "When the composite was registered." }),
   }),
 });
 
@@ -213,12 +288,14 @@ builder.objectType(CompositeDeclarationError, {
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof CompositeDeclarationError,
   fields: (t) => ({
-    rule: t.exposeString("rule"),
-    step: t.exposeString("step", { nullable: true }),
-    role: t.exposeString("role", { nullable: true }),
+    rule: t.exposeString("rule", { description: "The rule broken, e.g. UNFED_INPUT, TYPE_MISMATCH, CYCLE, IMMUTABLE_VERSION, UNSOUND." }),
+    step: t.exposeString("step", { nullable: true, description: "The offending step; null when the rule concerns none." }),
+    role: t.exposeString("role", { nullable: true, description: "The offending role; null when the rule concerns none." }),
     wire: t.exposeString("wire", { nullable: true, description: "The offending wire, `from → to`." }),
-    candidates: t.exposeStringList("candidates"),
-    soundness: t.field({ type: WorkflowSoundnessObject, nullable: true, resolve: (e) => e.soundness }),
+    candidates: t.exposeStringList("candidates", {
+      description: "What was considered or is involved: the declared roles, steps or flags, the steps of a cycle, the two artifact types of a mismatch, … (may be empty).",
+    }),
+    soundness: t.field({ type: WorkflowSoundnessObject, nullable: true, description: "With rule UNSOUND: the whole soundness report; null otherwise.", resolve: (e) => e.soundness }),
   }),
 });
 
@@ -228,9 +305,9 @@ builder.objectType(CompositeExecutionError, {
   interfaces: [ErrorInterface],
   isTypeOf: (value) => value instanceof CompositeExecutionError,
   fields: (t) => ({
-    rule: t.exposeString("rule"),
-    step: t.exposeString("step", { nullable: true }),
-    candidates: t.exposeStringList("candidates"),
+    rule: t.exposeString("rule", { description: "The rule broken, e.g. UNKNOWN_STEP, STEP_NOT_ACTIVE, STEP_ORDER, UNKNOWN_FLAG, SHORTCUT_LIMIT." }),
+    step: t.exposeString("step", { nullable: true, description: "The offending step, as reported; null when the rule concerns none." }),
+    candidates: t.exposeStringList("candidates", { description: "What was considered or is involved: the declared steps or flags, the steps to report first, … (may be empty)." }),
   }),
 });
 
@@ -243,9 +320,13 @@ const childExecutions = createContextCache((ctx: GraphQLContext) => new DataLoad
 const CompositeRunObject = builder.objectRef<CompositeRunRecord>("CompositeRun").implement({
   description: "What a composite execution was a run of: the composite, the flag values it ran under, the intermediates mode it was recorded in.",
   fields: (t) => ({
-    composite: t.field({ type: CompositeDefinitionRef, resolve: (run) => run.compositeId }),
-    flags: t.field({ type: [FlagValueObject], resolve: (run) => Object.entries(run.flags).map(([flag, value]) => ({ flag, value })) }),
-    intermediates: t.field({ type: IntermediatesEnum, resolve: (run) => run.intermediates }),
+    composite: t.field({ type: CompositeDefinitionRef, description: "The composite it was a run of.", resolve: (run) => run.compositeId }),
+    flags: t.field({
+      type: [FlagValueObject],
+      description: "Every declared flag with its value in this run (a flag the recording left out is false).",
+      resolve: (run) => Object.entries(run.flags).map(([flag, value]) => ({ flag, value })),
+    }),
+    intermediates: t.field({ type: IntermediatesEnum, description: "The intermediates mode it was recorded in (its composite's).", resolve: (run) => run.intermediates }),
   }),
 });
 
@@ -286,10 +367,10 @@ interface StepUnpaired extends ExecutionLinkRecord {
 const UnpairedStepInputObject = builder.objectRef<StepUnpaired>("UnpairedStepInput").implement({
   description: "An input of a step a groupBy operation paired with nothing.",
   fields: (t) => ({
-    step: t.exposeString("step"),
-    role: t.exposeString("role"),
-    position: t.exposeInt("position"),
-    artifact: t.field({ type: ArtifactRef, resolve: (link) => link.artifactId }),
+    step: t.exposeString("step", { description: "The step whose input it is." }),
+    role: t.exposeString("role", { description: "The step's input role it was given in." }),
+    position: t.exposeInt("position", { description: "Its index within that role." }),
+    artifact: t.field({ type: ArtifactRef, description: "The input artifact.", resolve: (link) => link.artifactId }),
   }),
 });
 
@@ -303,6 +384,8 @@ interface CompositeAnswer {
 }
 
 const RecordCompositeExecutionPayload = builder.objectRef<CompositeAnswer>("RecordCompositeExecutionPayload").implement({
+  description:
+    "A recorded composite run: the composite's execution, each step's, and the edges recorded. A retry under an idempotencyKey already used answers the run first recorded.",
   fields: (t) => ({
     execution: t.field({ type: ExecutionRef, description: "The composite's execution: its inputs, its outputs and its shortcut edges.", resolve: (r) => r.execution }),
     steps: t.field({ type: [ExecutionRef], description: "Each step's execution, in the order they ran (parent: the composite's).", resolve: (r) => r.steps }),
@@ -320,9 +403,16 @@ builder.mutationFields((t) => ({
   registerComposite: t.field({
     type: CompositeDefinitionRef,
     description:
-      "Registers a composite after checking its wiring and its soundness as a workflow net. The same definition again is a no-op; a different one under the same name and version is an error.",
-    args: { input: t.arg({ type: RegisterCompositeInput, required: true }) },
-    errors: { types: [CompositeDeclarationError], directResult: true, union: { name: "RegisterCompositeResult" } },
+      "Registers a composite after checking its wiring and its soundness as a workflow net. The same definition again is a no-op; a different one under the same name and version is an error. Needs the admin scope.",
+    args: { input: t.arg({ type: RegisterCompositeInput, required: true, description: "The composite's definition." }) },
+    errors: {
+      types: [CompositeDeclarationError],
+      directResult: true,
+      union: {
+        name: "RegisterCompositeResult",
+        description: "What registerComposite answers: the composite (registered now, or before with the same definition), or the CompositeDeclarationError naming the rule it breaks.",
+      },
+    },
     resolve: (_root, { input }, ctx) =>
       ctx.services.composites.registry.register({
         name: input.name,
@@ -340,12 +430,16 @@ builder.mutationFields((t) => ({
     type: RecordCompositeExecutionPayload,
     authScopes: { write: true },
     description:
-      "Records one run of a composite in one transaction: its execution, each step as an execution inside it, internal and shortcut edges per the composite's intermediates mode. A step that fails validation rejects the whole run; its error names the step (`step`) and nothing is written.",
-    args: { input: t.arg({ type: RecordCompositeExecutionInput, required: true }) },
+      "Records one run of a composite in one transaction: its execution, each step as an execution inside it, internal and shortcut edges per the composite's intermediates mode. A step that fails validation rejects the whole run; its error names the step (`step`) and nothing is written. Needs the write scope.",
+    args: { input: t.arg({ type: RecordCompositeExecutionInput, required: true, description: "The run as it happened." }) },
     errors: {
       types: [ArtifactValidationError, LineageCompletenessError, LineageIntegrityError, CompositeExecutionError],
       directResult: true,
-      union: { name: "RecordCompositeExecutionResult" },
+      union: {
+        name: "RecordCompositeExecutionResult",
+        description:
+          "What recordCompositeExecution answers: the payload, or the typed error that rejected the run, nothing written. Other failures (NOT_FOUND, INVALID_ARGUMENT, …) are GraphQL errors.",
+      },
     },
     resolve: async (_root, { input }, ctx) => {
       const recorded = await ctx.services.composites.recorder.record({
@@ -381,7 +475,7 @@ builder.queryFields((t) => ({
   compositeDefinition: t.field({
     type: CompositeDefinitionRef,
     description: "A registered composite's wiring, as registered. Unknown ones are a NOT_FOUND error.",
-    args: { name: t.arg.string({ required: true }), version: t.arg.string({ required: true }) },
+    args: { name: t.arg.string({ required: true, description: "The composite's name." }), version: t.arg.string({ required: true, description: "The composite's version." }) },
     resolve: async (_root, args, ctx) => {
       const definition = await ctx.services.composites.registry.find(args.name, args.version);
       if (!definition) throw new NotFoundError("composite", `${args.name}@${args.version}`, "name");
@@ -391,7 +485,7 @@ builder.queryFields((t) => ({
   workflowSoundness: t.field({
     type: WorkflowSoundnessObject,
     description: "The workflow-net soundness of a registered composite, for every combination of its flag values, with witnesses. Unknown composites are a NOT_FOUND error.",
-    args: { name: t.arg.string({ required: true }), version: t.arg.string({ required: true }) },
+    args: { name: t.arg.string({ required: true, description: "The composite's name." }), version: t.arg.string({ required: true, description: "The composite's version." }) },
     resolve: async (_root, args, ctx) => {
       const definition = await ctx.services.composites.registry.find(args.name, args.version);
       if (!definition) throw new NotFoundError("composite", `${args.name}@${args.version}`, "name");

@@ -7,8 +7,8 @@ export const ErrorInterface = builder.interfaceRef<ProvenanceError>("Error").imp
   description: "An expected failure: `code` is stable, `message` says what to fix.",
   fields: (t) => ({
     // What the caller sent may be quoted: cut to ECHO_LIMITS.
-    message: t.string({ resolve: (error) => cappedText(error.message) }),
-    code: t.exposeString("code"),
+    message: t.string({ description: "What is wrong and what to fix, in words: at most 1,000 characters (a longer message is cut, ending with its length).", resolve: (error) => cappedText(error.message) }),
+    code: t.exposeString("code", { description: "The stable error code (ARTIFACT_VALIDATION, LINEAGE_INTEGRITY, OPERATION_DECLARATION, …): what a client branches on." }),
   }),
 });
 

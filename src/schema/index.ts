@@ -25,8 +25,8 @@ import "./integrity";
 import "./search";
 import "./listings";
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({ description: "What provgraph answers: lineage and provenance, search and listings, evidence, compliance and privacy. Every field needs the `read` scope unless it says otherwise; values a token may not read come back redacted." });
+builder.mutationType({ description: "What provgraph records and administers. Recording needs the `write` scope, administration `admin`; a refused mutation leaves the store as it was." });
 
 /** The built schema, types sorted so the printed SDL is stable. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -16,7 +16,7 @@ const InvariantReportObject = builder.objectRef<InvariantReport>("InvariantRepor
   description: "One invariant: how many rows were checked, how many break it, and the first of those (by subject).",
   fields: (t) => ({
     name: t.exposeString("name", { description: "Stable kebab-case name, e.g. execution-rows, group-ids, openlineage-run-state." }),
-    description: t.exposeString("description"),
+    description: t.exposeString("description", { description: "One sentence: what the invariant says holds." }),
     checked: t.exposeInt("checked", { description: "Rows (executions, edges, links, runs, feed entries …) the check looked at." }),
     violations: t.exposeInt("violations", { description: "How many break the invariant (all of them, not only the sample)." }),
     sample: t.field({ type: [ViolationObject], resolve: (report) => report.sample, description: "At most `sample` of the violations." }),
@@ -24,11 +24,11 @@ const InvariantReportObject = builder.objectRef<InvariantReport>("InvariantRepor
 });
 
 const IntegrityReportObject = builder.objectRef<IntegrityReport>("IntegrityReport").implement({
-  description: "The store checked against every invariant of provgraph's data (docs/operating/integrity.md).",
+  description: "The store checked against every invariant of provgraph's data.",
   fields: (t) => ({
     ok: t.exposeBoolean("ok", { description: "True when no invariant has a violation." }),
-    checkedAt: t.expose("checkedAt", { type: "DateTime" }),
-    invariants: t.field({ type: [InvariantReportObject], resolve: (report) => report.invariants }),
+    checkedAt: t.expose("checkedAt", { type: "DateTime", description: "When the check started." }),
+    invariants: t.field({ type: [InvariantReportObject], description: "One report per invariant, in the order they are checked (one after the other).", resolve: (report) => report.invariants }),
   }),
 });
 

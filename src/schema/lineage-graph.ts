@@ -50,6 +50,7 @@ import { ProvenanceEdgeKindEnum } from "./lineage";
  */
 
 const GraphDirectionEnum = builder.enumType("GraphDirection", {
+  description: "Which way a lineage graph, an expand page or an impact count goes from its node (or roots).",
   values: {
     UPSTREAM: { description: "Towards what a node came from." },
     DOWNSTREAM: { description: "Towards what came from it." },
@@ -58,6 +59,7 @@ const GraphDirectionEnum = builder.enumType("GraphDirection", {
 });
 
 const NodeKindEnum = builder.enumType("LineageGraphNodeKind", {
+  description: "What a node of a lineage graph is; its id tells the same (art_…, run_…, col:…).",
   values: {
     ARTIFACT: { description: "An artifact; a dataset version is one with `dataset` set." },
     RUN: { description: "An execution (a run of an operation, a composite or an OpenLineage job)." },
@@ -66,6 +68,7 @@ const NodeKindEnum = builder.enumType("LineageGraphNodeKind", {
 });
 
 const EdgeKindEnum = builder.enumType("LineageGraphEdgeKind", {
+  description: "What an edge of a lineage graph records, always drawn in the direction data flows.",
   values: {
     USED: { description: "artifact → run: the run used it (an execution link, or a derivation edge from it the run recorded)." },
     GENERATED: { description: "run → artifact: the run produced it." },
@@ -76,6 +79,7 @@ const EdgeKindEnum = builder.enumType("LineageGraphEdgeKind", {
 });
 
 const ImpactKindEnum = builder.enumType("ImpactKind", {
+  description: "What an impact counts.",
   values: {
     ARTIFACT: { description: "Artifacts other than dataset versions." },
     DATASET: { description: "Datasets (namespace and name), each counted once, at its nearest version." },
@@ -89,10 +93,10 @@ const ImpactKindEnum = builder.enumType("ImpactKind", {
 const PortObject = builder.objectRef<ColumnPort>("LineageGraphPort").implement({
   description: "Where a column of a dataset node is drawn: its row's middle on the box's left edge (the right-hand port is at x + the box's width).",
   fields: (t) => ({
-    columnId: t.exposeID("columnId"),
-    field: t.exposeString("field"),
-    x: t.exposeFloat("x"),
-    y: t.exposeFloat("y"),
+    columnId: t.exposeID("columnId", { description: "The column's node id, col:<art_…>:<field>." }),
+    field: t.exposeString("field", { description: "The column's field." }),
+    x: t.exposeFloat("x", { description: "The box's left edge (CSS pixels)." }),
+    y: t.exposeFloat("y", { description: "The middle of the column's row (CSS pixels)." }),
   }),
 });
 
@@ -105,7 +109,7 @@ export const LineageGraphNodeRef = builder.objectRef<LineageGraphNodeRecord>("Li
   description: "A node of a lineage graph, with what lies beside it and how much of that is not shown.",
   fields: (t) => ({
     id: t.exposeID("id", { description: "art_…, run_… or col:<art_…>:<field> (field URI-encoded): what every graph argument takes." }),
-    kind: t.field({ type: NodeKindEnum, resolve: (node) => node.kind }),
+    kind: t.field({ type: NodeKindEnum, description: "ARTIFACT, RUN or COLUMN.", resolve: (node) => node.kind }),
     label: t.exposeString("label", { description: "An artifact's original name, a dataset version's `namespace/name`, a run's operation (job) name, a column's field." }),
     depth: t.exposeInt("depth", {
       description:
@@ -141,8 +145,12 @@ export const LineageGraphNodeRef = builder.objectRef<LineageGraphNodeRecord>("Li
     hiddenDownstream: t.exposeInt("hiddenDownstream", { description: "How many downstream neighbours are not in this answer." }),
     x: t.float({ nullable: true, description: "layout: true — the box's left edge (CSS pixels); null otherwise.", resolve: (node) => node.box?.x ?? null }),
     y: t.float({ nullable: true, description: "layout: true — the box's top edge.", resolve: (node) => node.box?.y ?? null }),
-    width: t.float({ nullable: true, resolve: (node) => node.box?.width ?? null }),
-    height: t.float({ nullable: true, resolve: (node) => node.box?.height ?? null }),
+    width: t.float({ nullable: true, description: "layout: true — the box's width (CSS pixels); null otherwise.", resolve: (node) => node.box?.width ?? null }),
+    height: t.float({
+      nullable: true,
+      description: "layout: true — the box's height (CSS pixels), one row more for each column drawn in a dataset node; null otherwise.",
+      resolve: (node) => node.box?.height ?? null,
+    }),
     ports: t.field({ type: [PortObject], nullable: true, description: "layout: true and columns: true — one port per column drawn in this dataset node.", resolve: (node) => node.ports }),
   }),
 });
@@ -151,13 +159,13 @@ const LineageGraphEdgeObject = builder.objectRef<LineageGraphEdgeRecord>("Lineag
   description: "A typed edge between two node ids, drawn in the direction data flows.",
   fields: (t) => ({
     id: t.exposeID("id", { description: "Stable: a derivation or column edge by its stored id, a link by its ends and role." }),
-    kind: t.field({ type: EdgeKindEnum, resolve: (edge) => edge.kind }),
-    source: t.exposeID("source"),
-    target: t.exposeID("target"),
+    kind: t.field({ type: EdgeKindEnum, description: "What the edge records (see LineageGraphEdgeKind).", resolve: (edge) => edge.kind }),
+    source: t.exposeID("source", { description: "The id of the node it leaves (the upstream end)." }),
+    target: t.exposeID("target", { description: "The id of the node it enters (the downstream end)." }),
     runId: t.exposeID("runId", { nullable: true, description: "The run of a link, a derivation or a column edge." }),
     role: t.exposeString("role", { nullable: true, description: "USED / GENERATED: the role of the execution link; null when only a derivation edge tells." }),
     groupId: t.exposeString("groupId", { nullable: true, description: "DERIVED: its joint derivation (co-inputs share it); USED: the joint derivation the run used the artifact in, if any." }),
-    derivationKind: t.field({ type: ProvenanceEdgeKindEnum, nullable: true, resolve: (edge) => edge.derivationKind }),
+    derivationKind: t.field({ type: ProvenanceEdgeKindEnum, nullable: true, description: "DERIVED: the recorded derivation edge's kind; null for other kinds.", resolve: (edge) => edge.derivationKind }),
     subtype: t.exposeString("subtype", { nullable: true, description: "COLUMN_*: TRANSFORMATION, AGGREGATION, IDENTITY, FILTER, JOIN, … as reported." }),
     masking: t.exposeBoolean("masking", { nullable: true, description: "COLUMN_*: the transformation masks its input." }),
     backward: t.exposeBoolean("backward", { description: "Draw dashed: it does not lead one column rightwards in the server's layout (column rules as the pipeline graphs')." }),
@@ -168,12 +176,12 @@ const LineageGraphEdgeObject = builder.objectRef<LineageGraphEdgeRecord>("Lineag
 const LineageGraphObject = builder.objectRef<LineageGraphRecord>("LineageGraph").implement({
   description: "A neighbourhood: the roots and what lies within `depth` hops of them, as one graph.",
   fields: (t) => ({
-    roots: t.exposeIDList("roots"),
-    nodes: t.field({ type: [LineageGraphNodeRef], resolve: (graph) => graph.nodes }),
-    edges: t.field({ type: [LineageGraphEdgeObject], resolve: (graph) => graph.edges }),
+    roots: t.exposeIDList("roots", { description: "The root ids, as given." }),
+    nodes: t.field({ type: [LineageGraphNodeRef], description: "Every node drawn, the roots included, each once.", resolve: (graph) => graph.nodes }),
+    edges: t.field({ type: [LineageGraphEdgeObject], description: "The edges among the nodes drawn.", resolve: (graph) => graph.edges }),
     truncated: t.exposeBoolean("truncated", { description: "More was reachable within `depth` than `first` allows: the nearest hops were kept, whole (hidden counts say where)." }),
     width: t.float({ nullable: true, description: "layout: true — the drawing's size.", resolve: (graph) => graph.width }),
-    height: t.float({ nullable: true, resolve: (graph) => graph.height }),
+    height: t.float({ nullable: true, description: "layout: true — the drawing's height (CSS pixels); null otherwise.", resolve: (graph) => graph.height }),
   }),
 });
 
@@ -183,11 +191,16 @@ const LineageGraphPageObject = builder.objectRef<ExpandPageRecord>("LineageGraph
     node: t.field({ type: LineageGraphNodeRef, description: "The expanded node; its hidden counts: neighbours on each side still to page.", resolve: (page) => page.node }),
     nodes: t.field({ type: [LineageGraphNodeRef], description: "Its neighbours on this page, with the co-inputs they come with.", resolve: (page) => page.nodes }),
     edges: t.field({ type: [LineageGraphEdgeObject], description: "Edges from the expanded node to them (and the co-inputs' edges).", resolve: (page) => page.edges }),
-    pageInfo: t.field({ type: builder.pageInfoRef(), resolve: (page) => ({ ...page.pageInfo }) }),
+    pageInfo: t.field({
+      type: builder.pageInfoRef(),
+      description: "hasNextPage: more neighbours to page; pass endCursor as `after` for them.",
+      resolve: (page) => ({ ...page.pageInfo }),
+    }),
   }),
 });
 
 const LineagePathObject = builder.objectRef<LineagePathRecord>("LineagePath").implement({
+  description: "One path between `from` and `to`: its nodes in order, and the edge of each hop.",
   fields: (t) => ({
     nodeIds: t.exposeIDList("nodeIds", { description: "From `from` to `to`." }),
     edges: t.field({ type: [LineageGraphEdgeObject], description: "One per hop, each in its own direction (source = the parent).", resolve: (path) => path.edges }),
@@ -196,6 +209,7 @@ const LineagePathObject = builder.objectRef<LineagePathRecord>("LineagePath").im
 });
 
 const LineagePathsObject = builder.objectRef<LineagePathsRecord>("LineagePaths").implement({
+  description: "The paths lineagePath found, and whether there are more.",
   fields: (t) => ({
     paths: t.field({ type: [LineagePathObject], description: "Shortest first, then by node ids.", resolve: (paths) => paths.paths }),
     truncated: t.exposeBoolean("truncated", { description: "More paths exist within maxDepth than maxPaths (or the search reached its budget)." }),
@@ -203,7 +217,11 @@ const LineagePathsObject = builder.objectRef<LineagePathsRecord>("LineagePaths")
 });
 
 const ImpactCountObject = builder.objectRef<ImpactCountRecord>("ImpactCount").implement({
-  fields: (t) => ({ kind: t.field({ type: ImpactKindEnum, resolve: (c) => c.kind }), count: t.exposeInt("count") }),
+  description: "How many things of one kind an impact reached.",
+  fields: (t) => ({
+    kind: t.field({ type: ImpactKindEnum, description: "What is counted.", resolve: (c) => c.kind }),
+    count: t.exposeInt("count", { description: "How many were reached; 0 when none." }),
+  }),
 });
 
 /**
@@ -236,9 +254,10 @@ const nodeDetailsLoader = createContextCache(
 );
 
 const ImpactDepthObject = builder.objectRef<ImpactDepthView>("ImpactDepth").implement({
+  description: "What an impact first reached at one depth.",
   fields: (t) => ({
     depth: t.int({ description: "Hops from the root, negative upstream.", resolve: (view) => view.depth.depth }),
-    counts: t.field({ type: [ImpactCountObject], resolve: (view) => view.depth.counts }),
+    counts: t.field({ type: [ImpactCountObject], description: "What was first reached at this depth: one count per kind, every kind listed, in ImpactKind order.", resolve: (view) => view.depth.counts }),
     nodes: t.connection(
       {
         type: LineageGraphNodeRef,
@@ -264,9 +283,9 @@ const ImpactDepthObject = builder.objectRef<ImpactDepthView>("ImpactDepth").impl
 const ImpactObject = builder.objectRef<{ impact: ImpactRecord; filters: LineageFilters }>("Impact").implement({
   description: "Everything reachable from a node, counted by kind and by depth.",
   fields: (t) => ({
-    root: t.id({ resolve: (view) => view.impact.root }),
-    direction: t.field({ type: GraphDirectionEnum, resolve: (view) => view.impact.direction }),
-    totals: t.field({ type: [ImpactCountObject], resolve: (view) => view.impact.totals }),
+    root: t.id({ description: "The node counted from, as given.", resolve: (view) => view.impact.root }),
+    direction: t.field({ type: GraphDirectionEnum, description: "The direction counted.", resolve: (view) => view.impact.direction }),
+    totals: t.field({ type: [ImpactCountObject], description: "Everything reached: one count per kind, every kind listed, in ImpactKind order.", resolve: (view) => view.impact.totals }),
     byDepth: t.field({ type: [ImpactDepthObject], description: "Nearest first (upstream depths, negative, before downstream ones).", resolve: (view) => listInTurns(view.impact.byDepth.map((depth) => ({ depth, filters: view.filters })), DEPTHS_PER_TURN) }),
     truncated: t.boolean({ description: "The walk stopped at its budget: the counts are lower bounds.", resolve: (view) => view.impact.truncated }),
   }),
@@ -282,8 +301,11 @@ builder.queryFields((t) => ({
       "A neighbourhood for a user interface: the roots (art_…, run_…, col:<art_…>:<field>) and what lies within `depth` hops of them — artifacts, the runs between them and, with `columns`, columns — " +
       `as one graph with typed edges; each node tells how many of its direct neighbours are not shown. At most ${MAX_GRAPH_ROOTS} roots, depth 0–${MAX_GRAPH_DEPTH}.`,
     args: {
-      roots: t.arg.idList({ required: true }),
-      direction: t.arg({ type: GraphDirectionEnum, defaultValue: "BOTH" }),
+      roots: t.arg.idList({
+        required: true,
+        description: `The nodes to start from: art_…, run_… or col:<art_…>:<field>, 1 to ${MAX_GRAPH_ROOTS} (else INVALID_ARGUMENT). A malformed id is INVALID_ID, an unknown one NOT_FOUND.`,
+      }),
+      direction: t.arg({ type: GraphDirectionEnum, defaultValue: "BOTH", description: "Which way to walk from the roots: BOTH (the default), UPSTREAM or DOWNSTREAM." }),
       depth: t.arg.int({ defaultValue: 1, description: "Hops from the roots: one hop is a run and what it derived (upstream: the runs that made a node and its parents; downstream: the runs that used it and its children, with their co-inputs)." }),
       asOf: t.arg({ type: "DateTime", description: AS_OF }),
       stepBoundaryOnly: t.arg.boolean({ defaultValue: false, description: STEP_BOUNDARY_ONLY }),
@@ -314,10 +336,13 @@ builder.queryFields((t) => ({
       "One page of one node's direct neighbours (an artifact's runs, a run's inputs or outputs, a column's columns), in id order, each exactly once over the pages; co-input groups are never split. " +
       `first: default ${DEFAULT_EXPAND_PAGE}, at most ${MAX_EXPAND_PAGE}.`,
     args: {
-      nodeId: t.arg.id({ required: true }),
-      direction: t.arg({ type: GraphDirectionEnum, required: true }),
-      first: t.arg.int({ defaultValue: DEFAULT_EXPAND_PAGE }),
-      after: t.arg.string(),
+      nodeId: t.arg.id({ required: true, description: "The node to expand: art_…, run_… or col:<art_…>:<field>. A malformed id is INVALID_ID, an unknown one NOT_FOUND." }),
+      direction: t.arg({ type: GraphDirectionEnum, required: true, description: "Which neighbours: UPSTREAM, DOWNSTREAM, or BOTH (the upstream ones, then the downstream ones)." }),
+      first: t.arg.int({
+        defaultValue: DEFAULT_EXPAND_PAGE,
+        description: `Most neighbours on the page: default ${DEFAULT_EXPAND_PAGE}, at most ${MAX_EXPAND_PAGE} (above is PAGE_SIZE). A co-input group is never split, so a page may hold more.`,
+      }),
+      after: t.arg.string({ description: "The endCursor of this node's previous page; another node's cursor is INVALID_CURSOR." }),
       asOf: t.arg({ type: "DateTime", description: AS_OF }),
       stepBoundaryOnly: t.arg.boolean({ defaultValue: false, description: STEP_BOUNDARY_ONLY }),
       columns: t.arg.boolean({ defaultValue: false, description: "Also the columns of the dataset versions on the page." }),
@@ -339,10 +364,13 @@ builder.queryFields((t) => ({
       "The derivation paths between two artifacts or two columns, shortest first: why `to` depends on `from` (or, when `to` is the ancestor, the other way round; the paths are listed from `from` either way). " +
       `maxPaths 1–${MAX_PATHS}, maxDepth 1–${MAX_PATH_DEPTH}.`,
     args: {
-      from: t.arg.id({ required: true }),
-      to: t.arg.id({ required: true }),
-      maxPaths: t.arg.int({ defaultValue: DEFAULT_PATHS }),
-      maxDepth: t.arg.int({ defaultValue: DEFAULT_PATH_DEPTH }),
+      from: t.arg.id({
+        required: true,
+        description: "Where the paths start: an artifact (art_…) or a column (col:<art_…>:<field>); a run is INVALID_ARGUMENT. A malformed id is INVALID_ID, an unknown one NOT_FOUND.",
+      }),
+      to: t.arg.id({ required: true, description: "Where the paths end: of the same kind as `from` (else INVALID_ARGUMENT). The same node as `from` has no paths." }),
+      maxPaths: t.arg.int({ defaultValue: DEFAULT_PATHS, description: `Most paths to return: default ${DEFAULT_PATHS}, 1–${MAX_PATHS} (else INVALID_ARGUMENT).` }),
+      maxDepth: t.arg.int({ defaultValue: DEFAULT_PATH_DEPTH, description: `Most hops a path may have: default ${DEFAULT_PATH_DEPTH}, 1–${MAX_PATH_DEPTH} (else INVALID_ARGUMENT).` }),
       asOf: t.arg({ type: "DateTime", description: AS_OF }),
       stepBoundaryOnly: t.arg.boolean({ defaultValue: false, description: STEP_BOUNDARY_ONLY }),
     },
@@ -360,8 +388,8 @@ builder.queryFields((t) => ({
     type: ImpactObject,
     description: "Everything upstream or downstream of an artifact, run or column, counted by kind (artifacts, datasets, columns, runs, jobs, pipelines) and by depth, with each depth's nodes paged.",
     args: {
-      id: t.arg.id({ required: true }),
-      direction: t.arg({ type: GraphDirectionEnum, defaultValue: "DOWNSTREAM" }),
+      id: t.arg.id({ required: true, description: "The node to count from: art_…, run_… or col:<art_…>:<field>. A malformed id is INVALID_ID, an unknown one NOT_FOUND." }),
+      direction: t.arg({ type: GraphDirectionEnum, defaultValue: "DOWNSTREAM", description: "Which way to count: DOWNSTREAM (the default), UPSTREAM, or BOTH." }),
       maxDepth: t.arg.int({ description: `Hops to count; omitted: as far as the lineage goes (at most ${MAX_PATH_DEPTH} when given).` }),
       asOf: t.arg({ type: "DateTime", description: AS_OF }),
       stepBoundaryOnly: t.arg.boolean({ defaultValue: false, description: STEP_BOUNDARY_ONLY }),

@@ -95,7 +95,7 @@ export const LineageEdgeRef = builder.objectRef<LineageEdgeView>("LineageEdge").
     target: t.field({ type: ArtifactRef, description: "The derived artifact.", resolve: (view) => view.artifact(view.edge.targetId) }),
     sourceId: t.id({ description: "The parent's id (cheaper than source { id } on large closures).", resolve: (view) => view.edge.sourceId }),
     targetId: t.id({ description: "The derived artifact's id.", resolve: (view) => view.edge.targetId }),
-    kind: t.field({ type: ProvenanceEdgeKindEnum, resolve: (view) => details(view).kind }),
+    kind: t.field({ type: ProvenanceEdgeKindEnum, description: "How the derivation came to be (see ProvenanceEdgeKind).", resolve: (view) => details(view).kind }),
     groupId: t.string({
       nullable: true,
       description: "Shared by every edge of one joint derivation of the target in one run (a hash of its sorted source ids).",
@@ -106,7 +106,7 @@ export const LineageEdgeRef = builder.objectRef<LineageEdgeView>("LineageEdge").
       resolve: (view) => details(view).stepBoundary,
     }),
     runId: t.id({ description: "The execution that recorded the derivation.", resolve: (view) => details(view).runId }),
-    run: t.field({ type: ExecutionRef, nullable: true, resolve: (view) => details(view).runId }),
+    run: t.field({ type: ExecutionRef, nullable: true, description: "The execution that recorded the derivation; null when provgraph has no record of that run.", resolve: (view) => details(view).runId }),
     sourceType: t.string({ description: "The source's artifact type, as recorded on the edge.", resolve: (view) => details(view).sourceType }),
     targetType: t.string({ description: "The target's artifact type, as recorded on the edge.", resolve: (view) => details(view).targetType }),
     createdAt: t.field({ type: "DateTime", description: "When the edge was recorded.", resolve: (view) => details(view).createdAt }),
@@ -116,7 +116,7 @@ export const LineageEdgeRef = builder.objectRef<LineageEdgeView>("LineageEdge").
 const LineageNodeRef = builder.objectRef<LineageNodeView>("LineageNode").implement({
   description: "An artifact in a closure, with its distance from the root.",
   fields: (t) => ({
-    artifact: t.field({ type: ArtifactRef, resolve: (view) => view.artifact(view.node.artifactId) }),
+    artifact: t.field({ type: ArtifactRef, description: "The artifact reached.", resolve: (view) => view.artifact(view.node.artifactId) }),
     artifactId: t.id({ description: "The artifact's id (cheaper than artifact { id } on large closures).", resolve: (view) => view.node.artifactId }),
     artifactType: t.string({ description: "As recorded on the edges (no artifact read needed).", resolve: (view) => view.node.artifactType }),
     depth: t.int({ description: "Fewest hops from the root (1 = a parent or child of the root).", resolve: (view) => view.node.depth }),
@@ -126,8 +126,8 @@ const LineageNodeRef = builder.objectRef<LineageNodeView>("LineageNode").impleme
 const LineageRef = builder.objectRef<LineageView>("Lineage").implement({
   description: "A transitive closure: every artifact reachable from the root in one direction, nearest first.",
   fields: (t) => ({
-    root: t.field({ type: ArtifactRef, resolve: (lineage) => lineage.artifact(lineage.closure.rootId) }),
-    direction: t.field({ type: LineageDirectionEnum, resolve: (lineage) => lineage.closure.direction }),
+    root: t.field({ type: ArtifactRef, description: "The artifact the closure starts from (`artifactId`).", resolve: (lineage) => lineage.artifact(lineage.closure.rootId) }),
+    direction: t.field({ type: LineageDirectionEnum, description: "The direction walked: UPSTREAM (ancestors) or DOWNSTREAM (descendants).", resolve: (lineage) => lineage.closure.direction }),
     nodes: t.field({
       type: [LineageNodeRef],
       description: "The reachable artifacts (the root excluded), by depth then id; at most `first`.",
@@ -162,26 +162,29 @@ const LineageRef = builder.objectRef<LineageView>("Lineage").implement({
 const DerivationRef = builder.objectRef<DerivationRecord>("Derivation").implement({
   description: "One joint derivation of an artifact: all the edges one run recorded for it with one groupId.",
   fields: (t) => ({
-    groupId: t.exposeString("groupId", { nullable: true }),
-    runId: t.id({ resolve: (derivation) => derivation.runId }),
-    run: t.field({ type: ExecutionRef, nullable: true, resolve: (derivation) => derivation.runId }),
-    kind: t.field({ type: ProvenanceEdgeKindEnum, resolve: (derivation) => derivation.kind }),
-    target: t.field({ type: ArtifactRef, resolve: (derivation) => derivation.targetId }),
+    groupId: t.exposeString("groupId", {
+      nullable: true,
+      description: "Shared by its edges: a hash of its sorted source ids. Null only for an edge stored without one, which is then a derivation of its own.",
+    }),
+    runId: t.id({ description: "The run that recorded it.", resolve: (derivation) => derivation.runId }),
+    run: t.field({ type: ExecutionRef, nullable: true, description: "The execution that recorded it; null when provgraph has no record of that run.", resolve: (derivation) => derivation.runId }),
+    kind: t.field({ type: ProvenanceEdgeKindEnum, description: "How it came to be: the kind of its edges.", resolve: (derivation) => derivation.kind }),
+    target: t.field({ type: ArtifactRef, description: "The derived artifact.", resolve: (derivation) => derivation.targetId }),
     sources: t.field({
       type: [ArtifactRef],
       description: "ALL the inputs of this derivation (for CO_INPUT: the set that was jointly necessary).",
       resolve: (derivation) => derivation.sourceIds,
     }),
-    edges: t.field({ type: [LineageEdgeRef], resolve: (derivation) => derivation.edges.map(byIds) }),
+    edges: t.field({ type: [LineageEdgeRef], description: "Its edges, one per source, in recording order.", resolve: (derivation) => derivation.edges.map(byIds) }),
   }),
 });
 
 const ProvenanceMapEntryRef = builder.objectRef<ProvenanceMapEntry>("ProvenanceMapEntry").implement({
   description: "One artifact of a provenance map with its parents (UPSTREAM map) or children (DOWNSTREAM map).",
   fields: (t) => ({
-    artifactId: t.id({ resolve: (entry) => entry.artifactId }),
+    artifactId: t.id({ description: "The artifact's id: what the map is ordered by.", resolve: (entry) => entry.artifactId }),
     artifactType: t.exposeString("artifactType", { description: "As recorded on its edges." }),
-    artifact: t.field({ type: ArtifactRef, resolve: (entry) => entry.artifactId }),
+    artifact: t.field({ type: ArtifactRef, description: "The artifact.", resolve: (entry) => entry.artifactId }),
     relatedIds: t.idList({
       description: "UPSTREAM map: its parents' ids; DOWNSTREAM map: its children's ids. Distinct, in recording order.",
       resolve: (entry) => entry.relatedIds,
@@ -255,8 +258,8 @@ export const CLOSURE_DESCRIPTIONS = {
 /** The arguments every closure field takes (lineage, provJson). */
 export function closureArgs(arg: ArgBuilder<BuilderTypes>) {
   return {
-    artifactId: arg.id({ required: true }),
-    direction: arg({ type: LineageDirectionEnum, defaultValue: "UPSTREAM" }),
+    artifactId: arg.id({ required: true, description: "The root artifact (art_…). A malformed id is INVALID_ID, an unknown one NOT_FOUND." }),
+    direction: arg({ type: LineageDirectionEnum, defaultValue: "UPSTREAM", description: "UPSTREAM (the default): the root's ancestors; DOWNSTREAM: its descendants." }),
     maxDepth: arg.int({ description: CLOSURE_DESCRIPTIONS.maxDepth }),
     artifactTypes: arg.stringList({ description: CLOSURE_DESCRIPTIONS.artifactTypes }),
     stepBoundaryOnly: arg.boolean({ defaultValue: false, description: CLOSURE_DESCRIPTIONS.stepBoundaryOnly }),
@@ -334,7 +337,11 @@ builder.queryFields((t) => ({
       "The whole backward (UPSTREAM: every artifact with parents, and its parents) or forward (DOWNSTREAM: every artifact with children, and its children) " +
       "provenance map, one entry per artifact, ordered by artifact id. `first`/`last` at most 500.",
     args: {
-      direction: t.arg({ type: LineageDirectionEnum, required: true }),
+      direction: t.arg({
+        type: LineageDirectionEnum,
+        required: true,
+        description: "UPSTREAM: every artifact that has parents, with its parents; DOWNSTREAM: every artifact that has children, with its children. A cursor of the other direction's map is INVALID_CURSOR.",
+      }),
       asOf: t.arg({ type: "DateTime", description: "Only edges recorded at or before this instant." }),
     },
     resolve: (_root, args, ctx) =>

@@ -20,7 +20,7 @@ export function nodeIdOf(node: NodeShape): string {
 export const NodeInterface = builder.interfaceRef<NodeShape>("Node").implement({
   description: "An object with a provgraph id, accepted as-is by node(id) and by every argument that takes such an id.",
   fields: (t) => ({
-    id: t.id({ resolve: nodeIdOf }),
+    id: t.id({ description: "Its provgraph id: art_… (Artifact), run_… (Execution, its runId) or op_… (Operation).", resolve: nodeIdOf }),
   }),
   resolveType: (node) => ("runId" in node ? "Execution" : "contentHash" in node ? "Artifact" : "Operation"),
 });
@@ -62,14 +62,14 @@ builder.queryFields((t) => ({
     type: NodeInterface,
     nullable: true,
     description: "Any object by its id. A malformed id is INVALID_ID; a well-formed one naming nothing is NOT_FOUND.",
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "An art_…, run_… or op_… id." }) },
     resolve: (_root, args, context) => loadNode("id", String(args.id), context),
   }),
   nodes: t.field({
     type: [NodeInterface],
     nullable: { list: false, items: true },
     description: `Several objects by id, in the order asked for (batched); at most ${REQUEST_LIMITS.maxNodeIds} ids (INVALID_ARGUMENT above).`,
-    args: { ids: t.arg.idList({ required: true }) },
+    args: { ids: t.arg.idList({ required: true, description: "art_…, run_… or op_… ids, in any mix. A malformed (INVALID_ID) or unknown (NOT_FOUND) id fails its own item, null in the list." }) },
     resolve: (_root, args, context) => {
       // Refused before execution by the request limits (useListArgumentLimits); here for a schema run without them.
       const refusal = tooManyNodeIds(args.ids.length);

@@ -19,6 +19,7 @@ import { runSubject } from "./policy-subjects";
  */
 
 const EventStatusEnum = builder.enumType("OpenLineageEventStatus", {
+  description: "What became of an ingested event.",
   values: {
     STORED: { description: "Stored, and recorded into its run's execution." },
     DUPLICATE: { description: "The same event was stored before: nothing changed." },
@@ -27,6 +28,7 @@ const EventStatusEnum = builder.enumType("OpenLineageEventStatus", {
 });
 
 const EventKindEnum = builder.enumType("OpenLineageEventKind", {
+  description: "The kind of an OpenLineage event: the one its schemaURL names, else what its shape says (a `run` or an `eventType`: RUN; a `dataset` without a `job`: DATASET; otherwise JOB).",
   values: { RUN: { description: "A RunEvent." }, JOB: { description: "A JobEvent." }, DATASET: { description: "A DatasetEvent." } },
 });
 
@@ -34,7 +36,7 @@ const EventErrorObject = builder.objectRef<NonNullable<EventResult["error"]>>("O
   description: "Why an event was refused.",
   fields: (t) => ({
     code: t.exposeString("code", { description: "INVALID_EVENT, EVENT_TOO_LARGE, JSON_TOO_DEEP, OPERATION_DECLARATION, … (docs/errors.md)." }),
-    message: t.exposeString("message"),
+    message: t.exposeString("message", { description: "What is wrong, in words." }),
     pointer: t.exposeString("pointer", { nullable: true, description: "The JSON pointer (RFC 6901) of the offending place in the event; \"\" = the event itself." }),
     reason: t.exposeString("reason", { nullable: true, description: "What is wrong at `pointer`." }),
   }),
@@ -50,23 +52,30 @@ const EventWarningObject = builder.objectRef<EventResult["warnings"][number]>("O
 });
 
 const EventResultObject = builder.objectRef<EventResult>("OpenLineageEventResult").implement({
+  description: "What became of one event of the call.",
   fields: (t) => ({
     index: t.exposeInt("index", { description: "The event's position in `events`." }),
-    status: t.field({ type: EventStatusEnum, resolve: (r) => r.status }),
-    kind: t.field({ type: EventKindEnum, nullable: true, resolve: (r) => r.kind }),
+    status: t.field({ type: EventStatusEnum, description: "Stored, a duplicate, or refused.", resolve: (r) => r.status }),
+    kind: t.field({ type: EventKindEnum, nullable: true, description: "The event's kind; null when it was refused before its kind was read.", resolve: (r) => r.kind }),
     runId: t.id({ nullable: true, description: "The run's execution id (run_ + the event's runId), for RunEvents.", resolve: (r) => r.runId }),
     execution: t.field({ type: ExecutionRef, nullable: true, description: "The run's execution once the event is recorded.", resolve: (r) => (r.status === "REFUSED" ? null : r.runId) }),
-    executionStatus: t.field({ type: ExecutionStatusEnum, nullable: true, resolve: (r) => r.executionStatus }),
-    error: t.field({ type: EventErrorObject, nullable: true, resolve: (r) => (r.error ? r.error : null) }),
+    executionStatus: t.field({
+      type: ExecutionStatusEnum,
+      nullable: true,
+      description: "For a RunEvent stored or a duplicate: the run's execution status once the event is recorded; null for other kinds and for refused events.",
+      resolve: (r) => r.executionStatus,
+    }),
+    error: t.field({ type: EventErrorObject, nullable: true, description: "Why it was refused; null unless REFUSED.", resolve: (r) => (r.error ? r.error : null) }),
     warnings: t.field({ type: [EventWarningObject], description: "What the event holds that the schema's letter refuses and provgraph accepted (stored with it); empty when refused.", resolve: (r) => r.warnings }),
   }),
 });
 
 const IngestPayload = builder.objectRef<EventResult[]>("IngestOpenLineageEventsPayload").implement({
+  description: "What ingestOpenLineageEvents did: a result per event, and how many were stored, duplicates or refused.",
   fields: (t) => ({
-    stored: t.int({ resolve: (results) => results.filter((r) => r.status === "STORED").length }),
-    duplicates: t.int({ resolve: (results) => results.filter((r) => r.status === "DUPLICATE").length }),
-    refused: t.int({ resolve: (results) => results.filter((r) => r.status === "REFUSED").length }),
+    stored: t.int({ description: "Events stored now (STORED).", resolve: (results) => results.filter((r) => r.status === "STORED").length }),
+    duplicates: t.int({ description: "Events stored before, left as they were (DUPLICATE).", resolve: (results) => results.filter((r) => r.status === "DUPLICATE").length }),
+    refused: t.int({ description: "Events refused, nothing of them written (REFUSED).", resolve: (results) => results.filter((r) => r.status === "REFUSED").length }),
     results: t.field({ type: [EventResultObject], description: "One per event, in the order given.", resolve: (results) => results }),
   }),
 });
@@ -78,7 +87,13 @@ builder.mutationField("ingestOpenLineageEvents", (t) =>
     description:
       `OpenLineage events (RunEvent, JobEvent, DatasetEvent; spec 2-0-x), as POST /api/v1/lineage takes them: each is validated against the official schema and recorded atomically, ` +
       `independently of the others (one refused event does not stop the rest). At most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call.`,
-    args: { events: t.arg({ type: ["JSON"], required: true }) },
+    args: {
+      events: t.arg({
+        type: ["JSON"],
+        required: true,
+        description: `The events, each a JSON object as POST /api/v1/lineage takes it; at most ${OPENLINEAGE_LIMITS.maxMutationEvents} (more is INVALID_ARGUMENT, nothing ingested). A refused event is a REFUSED result, not an error.`,
+      }),
+    },
     resolve: async (_root, { events }, ctx) => {
       if (events.length > OPENLINEAGE_LIMITS.maxMutationEvents) {
         throw new InvalidArgumentError("events", `at most ${OPENLINEAGE_LIMITS.maxMutationEvents} events per call, got ${events.length} (send more through POST /api/v1/lineage/batch)`);
@@ -99,12 +114,12 @@ const StoredEventObject = builder.objectRef<StoredEventRecord>("OpenLineageEvent
   description: "An OpenLineage event as it was sent (stored once, however often delivered).",
   fields: (t) => ({
     eventKey: t.exposeString("eventKey", { description: "sha256 of the event's canonical JSON: its identity." }),
-    kind: t.field({ type: EventKindEnum, resolve: (e) => e.kind }),
+    kind: t.field({ type: EventKindEnum, description: "The event's kind.", resolve: (e) => e.kind }),
     eventType: t.exposeString("eventType", { nullable: true, description: "As sent (RunEvents)." }),
     eventTime: t.expose("eventTime", { type: "DateTime", description: "The event's eventTime, read as UTC when it carried no zone." }),
-    receivedAt: t.expose("receivedAt", { type: "DateTime" }),
-    producer: t.exposeString("producer"),
-    runId: t.id({ nullable: true, resolve: (e) => e.runId }),
+    receivedAt: t.expose("receivedAt", { type: "DateTime", description: "When provgraph stored it (its first delivery)." }),
+    producer: t.exposeString("producer", { description: "The event's `producer`: the URI of what sent it, as sent." }),
+    runId: t.id({ nullable: true, description: "A RunEvent's run, as its execution id (run_ + the event's runId); null for JobEvents and DatasetEvents.", resolve: (e) => e.runId }),
     event: t.expose("event", {
       type: "JSON",
       nullable: true,
@@ -129,14 +144,21 @@ function eventSubject(e: StoredEventRecord): object {
 
 export const NameInput = builder.inputType("OpenLineageNameInput", {
   description: "An OpenLineage job or dataset: namespace and name.",
-  fields: (t) => ({ namespace: t.string({ required: true }), name: t.string({ required: true }) }),
+  fields: (t) => ({
+    namespace: t.string({ required: true, description: "The namespace, exactly as the events carry it." }),
+    name: t.string({ required: true, description: "The name within the namespace, exactly as the events carry it." }),
+  }),
 });
 
 builder.queryField("openLineageEvents", (t) =>
   t.connection({
     type: StoredEventObject,
     description: "The stored events of one run (runId: run_… or the OpenLineage UUID), one job or one dataset — exactly one of the three — in the order they were stored.",
-    args: { runId: t.arg.id(), job: t.arg({ type: NameInput }), dataset: t.arg({ type: NameInput }) },
+    args: {
+      runId: t.arg.id({ description: "A run's events: run_… or the bare OpenLineage run UUID (anything else is INVALID_ID)." }),
+      job: t.arg({ type: NameInput, description: "A job's events: its RunEvents and JobEvents." }),
+      dataset: t.arg({ type: NameInput, description: "A dataset's DatasetEvents (RunEvents naming it are listed under their run and job)." }),
+    },
     resolve: (_root, args, ctx) => {
       const given = [args.runId != null, args.job != null, args.dataset != null].filter(Boolean).length;
       if (given !== 1) throw new InvalidArgumentError(args.runId != null ? "runId" : args.job != null ? "job" : "runId", "give exactly one of runId, job and dataset");
@@ -155,23 +177,27 @@ const runLoader = createContextCache((ctx: GraphQLContext) => new DataLoader<Run
 const FailureObject = builder.objectRef<NonNullable<OpenLineageRunRecord["failure"]>>("ExecutionFailure").implement({
   description: "Why an execution failed, as its producer reported it (OpenLineage errorMessage facet).",
   fields: (t) => ({
-    message: t.exposeString("message"),
-    programmingLanguage: t.exposeString("programmingLanguage", { nullable: true }),
-    stackTrace: t.exposeString("stackTrace", { nullable: true }),
+    message: t.exposeString("message", { description: "The error message, as reported." }),
+    programmingLanguage: t.exposeString("programmingLanguage", { nullable: true, description: "The programming language of the code that failed, as reported; null when not reported." }),
+    stackTrace: t.exposeString("stackTrace", { nullable: true, description: "The stack trace, as reported; null when not reported." }),
   }),
 });
 
 export const JobObject = builder.objectRef<{ namespace: string; name: string }>("OpenLineageJob").implement({
-  fields: (t) => ({ namespace: t.exposeString("namespace"), name: t.exposeString("name") }),
+  description: "An OpenLineage job: namespace and name.",
+  fields: (t) => ({
+    namespace: t.exposeString("namespace", { description: "The job's namespace, as its events carry it." }),
+    name: t.exposeString("name", { description: "The job's name within its namespace, as its events carry it." }),
+  }),
 });
 
 const OpenLineageRunObject = builder.objectRef<OpenLineageRunRecord>("OpenLineageRun").implement({
   description: "The OpenLineage side of an execution recorded from OpenLineage events.",
   fields: (t) => ({
-    job: t.field({ type: JobObject, resolve: (run) => run.job }),
+    job: t.field({ type: JobObject, description: "The job it is a run of.", resolve: (run) => run.job }),
     eventCount: t.int({ description: "Events stored for the run (0: known only as another run's parent).", resolve: (run) => run.events }),
-    firstEventTime: t.expose("firstEventTime", { type: "DateTime", nullable: true }),
-    lastEventTime: t.expose("lastEventTime", { type: "DateTime", nullable: true }),
+    firstEventTime: t.expose("firstEventTime", { type: "DateTime", nullable: true, description: "The earliest eventTime of its stored events; null when it has none." }),
+    lastEventTime: t.expose("lastEventTime", { type: "DateTime", nullable: true, description: "The latest eventTime of its stored events; null when it has none." }),
   }),
 });
 

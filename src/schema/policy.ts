@@ -39,6 +39,7 @@ const columnDetailsLoader = createContextCache(
 );
 
 const TagSourceEnum = builder.enumType("PolicyTagSource", {
+  description: "Where an assignment comes from.",
   values: {
     ADMIN: { description: "Assigned by an admin (tagColumn, tagArtifact)." },
     OPENLINEAGE: { description: "Reported by a producer: OpenLineage's tags dataset facet." },
@@ -46,6 +47,7 @@ const TagSourceEnum = builder.enumType("PolicyTagSource", {
 });
 
 const TagLevelEnum = builder.enumType("PolicyTagLevel", {
+  description: "Through what a node holds a tag: the column itself, its dataset version as a whole, or its artifact.",
   values: {
     COLUMN: { description: "Held by the column itself: assigned to it, or inherited along column edges." },
     VERSION: { description: "Held by its dataset version as a whole: a dataset-wide column edge (a filter, a join, a grouping) carried it, and it covers every column of the version." },
@@ -54,6 +56,7 @@ const TagLevelEnum = builder.enumType("PolicyTagLevel", {
 });
 
 const TagScopeEnum = builder.enumType("PolicyTagScope", {
+  description: "How far a column's tag reaches: the dataset's column in every version, or one version's column.",
   values: {
     DATASET: { description: "The column of the dataset: every version of it, those recorded before and those recorded later, holds the tag as assigned there." },
     VERSION: { description: "The column of one dataset version (or of an artifact that is no dataset's version)." },
@@ -64,39 +67,39 @@ const TagTargetObject = builder.objectRef<TagTarget>("PolicyTagTarget").implemen
   description:
     "What a tag is given to or removed from: a column of a dataset version, an artifact as a whole (`field` null), or a column of a dataset across its versions (`scope` DATASET: `namespace` and `name`, `artifactId` null).",
   fields: (t) => ({
-    scope: t.field({ type: TagScopeEnum, resolve: (target) => (target.kind === "DATASET_COLUMN" ? "DATASET" : "VERSION") }),
+    scope: t.field({ type: TagScopeEnum, description: "DATASET for a dataset's column across its versions; VERSION for one version's column or an artifact as a whole.", resolve: (target) => (target.kind === "DATASET_COLUMN" ? "DATASET" : "VERSION") }),
     artifactId: t.id({ nullable: true, description: "The version or artifact; null for a dataset's column (every version).", resolve: (target) => (target.kind === "DATASET_COLUMN" ? null : target.artifactId) }),
-    artifact: t.field({ type: ArtifactRef, nullable: true, resolve: (target) => (target.kind === "DATASET_COLUMN" ? null : target.artifactId) }),
+    artifact: t.field({ type: ArtifactRef, nullable: true, description: "The version or artifact (`artifactId`); null for a dataset's column (every version).", resolve: (target) => (target.kind === "DATASET_COLUMN" ? null : target.artifactId) }),
     namespace: t.string({ nullable: true, description: "Scope DATASET: the dataset's namespace.", resolve: (target) => (target.kind === "DATASET_COLUMN" ? target.namespace : null) }),
     name: t.string({ nullable: true, description: "Scope DATASET: the dataset's name.", resolve: (target) => (target.kind === "DATASET_COLUMN" ? target.name : null) }),
-    field: t.string({ nullable: true, resolve: (target) => (target.kind === "ARTIFACT" ? null : target.field) }),
+    field: t.string({ nullable: true, description: "The column's name (a nested field: its dotted path); null for an artifact as a whole.", resolve: (target) => (target.kind === "ARTIFACT" ? null : target.field) }),
   }),
 });
 
 const AssignmentObject = builder.objectRef<PolicyTagAssignmentRecord>("PolicyTagAssignment").implement({
   description: "A policy tag given to a node: the origin every node that inherits it names.",
   fields: (t) => ({
-    id: t.exposeInt("id"),
-    tag: t.exposeString("tag"),
-    target: t.field({ type: TagTargetObject, resolve: (a) => a.target }),
-    source: t.field({ type: TagSourceEnum, resolve: (a) => a.source }),
+    id: t.exposeInt("id", { description: "The assignment's number, unique among assignments." }),
+    tag: t.exposeString("tag", { description: "The policy tag." }),
+    target: t.field({ type: TagTargetObject, description: "What it was given to.", resolve: (a) => a.target }),
+    source: t.field({ type: TagSourceEnum, description: "Who gave it: an admin, or a producer through OpenLineage.", resolve: (a) => a.source }),
     reportedSource: t.exposeString("reportedSource", { nullable: true, description: "OpenLineage: the tag's own `source` (INTEGRATION, USER, DBT CORE, …)." }),
     value: t.exposeString("value", { nullable: true, description: "OpenLineage: the tag's `value`." }),
     reason: t.exposeString("reason", { nullable: true, description: "Why (ADMIN)." }),
     assignedBy: t.exposeString("assignedBy", { description: "The token's name or 'open mode' (ADMIN); the event's producer (OPENLINEAGE)." }),
-    tokenId: t.exposeID("tokenId", { nullable: true }),
+    tokenId: t.exposeID("tokenId", { nullable: true, description: "The token that assigned it (ADMIN); null in open mode and for OPENLINEAGE." }),
     runId: t.exposeID("runId", { nullable: true, description: "OpenLineage: the run whose event reported it." }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was assigned." }),
   }),
 });
 
 const HoldingObject = builder.objectRef<PolicyTagHoldingRecord>("PolicyTagHolding").implement({
   description: "A tag a column or artifact holds, and where it came from.",
   fields: (t) => ({
-    tag: t.exposeString("tag"),
+    tag: t.exposeString("tag", { description: "The policy tag." }),
     level: t.field({ type: TagLevelEnum, description: "Through what it is held.", resolve: (h) => h.level }),
     depth: t.exposeInt("depth", { description: "Path length from the origin: 0 = assigned to this node itself (or to its column of the dataset, every version)." }),
-    inherited: t.boolean({ resolve: (h) => h.depth > 0 }),
+    inherited: t.boolean({ description: "Whether it comes from another node (`depth` above 0); false when assigned here.", resolve: (h) => h.depth > 0 }),
     throughOpaqueStep: t.exposeBoolean("throughOpaqueStep", {
       description: "Inherited through an opaque step: a run that reported no column lineage for its output, which then holds every tag of its inputs as a whole (conservative propagation). downgradeTag removes it.",
     }),
@@ -107,15 +110,15 @@ const HoldingObject = builder.objectRef<PolicyTagHoldingRecord>("PolicyTagHoldin
 const DowngradeObject = builder.objectRef<TagDowngradeRecord>("TagDowngrade").implement({
   description: "An inherited tag removed from one node: who, why and when, and what the node held then. Propagation never gives it the tag again.",
   fields: (t) => ({
-    id: t.exposeInt("id"),
-    target: t.field({ type: TagTargetObject, resolve: (d) => d.target }),
-    tag: t.exposeString("tag"),
-    reason: t.exposeString("reason"),
+    id: t.exposeInt("id", { description: "The downgrade's number: later downgrades have larger ones." }),
+    target: t.field({ type: TagTargetObject, description: "The column or artifact the tag was removed from.", resolve: (d) => d.target }),
+    tag: t.exposeString("tag", { description: "The tag removed." }),
+    reason: t.exposeString("reason", { description: "Why, as given." }),
     downgradedBy: t.exposeString("downgradedBy", { description: "The token's name, or 'open mode'." }),
-    tokenId: t.exposeID("tokenId", { nullable: true }),
+    tokenId: t.exposeID("tokenId", { nullable: true, description: "The token that downgraded it; null in open mode." }),
     origin: t.field({ type: AssignmentObject, nullable: true, description: "The origin the node held the tag from.", resolve: (d) => d.origin }),
     depth: t.exposeInt("depth", { description: "The path length it held the tag at." }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was downgraded." }),
   }),
 });
 
@@ -162,28 +165,29 @@ builder.objectFields(ArtifactRef, (t) => ({
 const ColumnTargetInput = builder.inputType("ColumnTargetInput", {
   description: "A column of a dataset version: its artifact id, or the dataset's namespace and name (its newest version, or `version`); and the field.",
   fields: (t) => ({
-    artifactId: t.id(),
-    namespace: t.string(),
-    name: t.string(),
-    version: t.string(),
-    field: t.string({ required: true }),
+    artifactId: t.id({ description: "The version's artifact id (art_…): give it or namespace and name, not both or neither (INVALID_ARGUMENT). INVALID_ID when malformed, NOT_FOUND when unknown." }),
+    namespace: t.string({ description: "The dataset's namespace, with `name`, instead of artifactId." }),
+    name: t.string({ description: "The dataset's name, with `namespace`; NOT_FOUND when provgraph has no version of it." }),
+    version: t.string({ description: "With namespace and name only (with artifactId: INVALID_ARGUMENT): the version, by default the newest; one not recorded is NOT_FOUND." }),
+    field: t.string({ required: true, description: "The column's name (a nested field: its dotted path); NOT_FOUND when the version has no such column." }),
   }),
 });
 
 const NodeTargetInput = builder.inputType("PolicyNodeInput", {
   description: "A column (with `field`) or an artifact as a whole (without): by artifact id, or by dataset namespace and name (its newest version, or `version`).",
   fields: (t) => ({
-    artifactId: t.id(),
-    namespace: t.string(),
-    name: t.string(),
-    version: t.string(),
-    field: t.string(),
+    artifactId: t.id({ description: "The artifact (art_…): give it or namespace and name, not both or neither (INVALID_ARGUMENT). INVALID_ID when malformed, NOT_FOUND when unknown." }),
+    namespace: t.string({ description: "The dataset's namespace, with `name`, instead of artifactId." }),
+    name: t.string({ description: "The dataset's name, with `namespace`; NOT_FOUND when provgraph has no version of it." }),
+    version: t.string({ description: "With namespace and name only (with artifactId: INVALID_ARGUMENT): the version, by default the newest; one not recorded is NOT_FOUND." }),
+    field: t.string({ description: "The column's name (a nested field: its dotted path); absent, the artifact as a whole. NOT_FOUND when it has no such column." }),
   }),
 });
 
 const TagColumnInput = builder.inputType("TagColumnInput", {
+  description: "A column to tag: the column, the tag, its scope and why.",
   fields: (t) => ({
-    column: t.field({ type: ColumnTargetInput, required: true }),
+    column: t.field({ type: ColumnTargetInput, required: true, description: "The column: by its version's artifact id, or its dataset's namespace and name, and its field." }),
     scope: t.field({
       type: TagScopeEnum,
       description: "DATASET (the default for a dataset's version): the column of every version of the dataset, past and future. VERSION: only the version named (the newest without `version`).",
@@ -194,17 +198,19 @@ const TagColumnInput = builder.inputType("TagColumnInput", {
 });
 
 const TagArtifactInput = builder.inputType("TagArtifactInput", {
+  description: "An artifact to tag as a whole: the artifact, the tag and why.",
   fields: (t) => ({
-    artifactId: t.id({ required: true }),
+    artifactId: t.id({ required: true, description: "The artifact (art_…): INVALID_ID when malformed, NOT_FOUND when unknown." }),
     tag: t.string({ required: true, description: "As for tagColumn." }),
-    reason: t.string({ required: true }),
+    reason: t.string({ required: true, description: "Why: recorded with the assignment." }),
   }),
 });
 
 const DowngradeTagInput = builder.inputType("DowngradeTagInput", {
+  description: "An inherited tag to remove from one column or artifact, and why.",
   fields: (t) => ({
-    target: t.field({ type: NodeTargetInput, required: true }),
-    tag: t.string({ required: true }),
+    target: t.field({ type: NodeTargetInput, required: true, description: "The column (with `field`) or artifact (without) to remove it from." }),
+    tag: t.string({ required: true, description: "The tag to remove: the node must inherit it (a tag assigned there, or not held, is TAG_NOT_INHERITED)." }),
     reason: t.string({ required: true, description: "Why it no longer applies here (e.g. a salted hash whose salt lives elsewhere): recorded with who and when." }),
   }),
 });
@@ -216,8 +222,9 @@ interface TagPayloadShape {
 }
 
 const TagPayload = builder.objectRef<TagPayloadShape>("TagPayload").implement({
+  description: "What tagColumn or tagArtifact did: the assignment, whether it is new, and how many nodes hold the tag through it.",
   fields: (t) => ({
-    assignment: t.field({ type: AssignmentObject, resolve: (p) => p.assignment }),
+    assignment: t.field({ type: AssignmentObject, description: "The assignment: this one, or the one that stood already (`created` false).", resolve: (p) => p.assignment }),
     created: t.exposeBoolean("created", { description: "False when the node had this tag assigned already (the first assignment stands)." }),
     holders: t.exposeInt("holders", { description: "Nodes that hold the tag through this assignment once it has flowed (the backfill): the node itself and every descendant it reached." }),
   }),
@@ -238,20 +245,20 @@ builder.mutationFields((t) => ({
     type: TagPayload,
     description:
       "Gives a column a policy tag, with the reason — by default the dataset's column in every version, past and future (`scope`); every column whose lineage touches it inherits the tag (backfilled now along DIRECT and INDIRECT column edges and opaque steps, and at write time for new lineage and new versions). Needs the admin scope.",
-    args: { input: t.arg({ type: TagColumnInput, required: true }) },
+    args: { input: t.arg({ type: TagColumnInput, required: true, description: "The column, the tag, its scope and why. A malformed tag, or a blank reason or one over 2,000 characters, is INVALID_ARGUMENT." }) },
     resolve: async (_root, { input }, ctx) => tagged(ctx, await ctx.services.compliance.targets.scopedColumn(input.column, input.scope), input.tag, input.reason),
   }),
   tagArtifact: t.field({
     type: TagPayload,
     description: "Gives an artifact (as a whole: all its columns) a policy tag, with the reason; every artifact derived from it inherits the tag along wasDerivedFrom. Needs the admin scope.",
-    args: { input: t.arg({ type: TagArtifactInput, required: true }) },
+    args: { input: t.arg({ type: TagArtifactInput, required: true, description: "The artifact, the tag and why. A malformed tag, or a blank reason or one over 2,000 characters, is INVALID_ARGUMENT." }) },
     resolve: async (_root, { input }, ctx) => tagged(ctx, await ctx.services.compliance.targets.artifact(String(artifactIdArg("artifactId", input.artifactId))), input.tag, input.reason),
   }),
   downgradeTag: t.field({
     type: DowngradeObject,
     description:
       "Removes an inherited tag from one column or artifact, recording who, why and when (tagAudit lists it). The tag is never given to that node again, and no longer flows on through it; nodes it also reaches by other paths keep it. TAG_NOT_INHERITED when the tag was assigned there or is not held. Needs the admin scope.",
-    args: { input: t.arg({ type: DowngradeTagInput, required: true }) },
+    args: { input: t.arg({ type: DowngradeTagInput, required: true, description: "The column or artifact, the tag and why. A malformed tag, or a blank reason or one over 2,000 characters, is INVALID_ARGUMENT." }) },
     resolve: async (_root, { input }, ctx) => {
       const target = await ctx.services.compliance.targets.node(input.target);
       return ctx.services.compliance.tags.downgrade(target, input.tag, input.reason, actorOf(ctx), auditing(ctx, target));
@@ -264,7 +271,7 @@ builder.queryFields((t) => ({
     type: DowngradeObject,
     authScopes: { admin: true },
     description: "Tag downgrades, newest first (optionally of one tag): who removed which inherited tag from which node, why and when. Needs the admin scope.",
-    args: { tag: t.arg.string() },
+    args: { tag: t.arg.string({ description: "Keeps the downgrades of this tag (exactly as written); absent, every downgrade." }) },
     resolve: (_root, args, ctx) =>
       resolveKeysetConnection<TagDowngradeRecord, number>(args, { connection: "tagAudit", keyOf: (d) => String(d.id), parseKey: (key) => (/^[1-9]\d{0,15}$/.test(key) ? Number(key) : undefined) }, (page) =>
         ctx.services.compliance.tagReader.downgrades(page, args.tag),

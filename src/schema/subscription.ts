@@ -38,8 +38,8 @@ const RunStatusChangedEventRef = builder.objectRef<RunStatusChange>("RunStatusCh
   description: "A run's status: the one it was recorded with (previousStatus null), then each change (e.g. OpenLineage START → RUNNING → COMPLETE).",
   interfaces: [FeedEventInterface],
   fields: (t) => ({
-    runId: t.exposeID("runId"),
-    status: t.field({ type: ExecutionStatusEnum, resolve: (event) => event.status }),
+    runId: t.exposeID("runId", { description: "The run's id (run_…)." }),
+    status: t.field({ type: ExecutionStatusEnum, description: "The run's status: the one it was recorded with, or the one it changed to.", resolve: (event) => event.status }),
     previousStatus: t.field({ type: ExecutionStatusEnum, nullable: true, description: "Null when the run was just recorded.", resolve: (event) => event.previousStatus }),
     execution: t.field({ type: ExecutionRef, description: "The run after the change.", resolve: (event) => event.execution }),
   }),
@@ -51,7 +51,7 @@ const LineageAddedEventRef = builder.objectRef<LineageAdded>("LineageAddedEvent"
   interfaces: [FeedEventInterface],
   fields: (t) => ({
     artifactId: t.id({ description: "The watched artifact.", resolve: (event) => event.key.artifactId }),
-    direction: t.field({ type: LineageDirectionEnum, resolve: (event) => event.key.direction }),
+    direction: t.field({ type: LineageDirectionEnum, description: "The direction watched, as subscribed.", resolve: (event) => event.key.direction }),
     run: t.field({ type: ExecutionRef, description: "The run that recorded the edges.", resolve: (event) => event.runId }),
     edges: t.field({
       type: [LineageEdgeRef],
@@ -70,7 +70,7 @@ const RunFeedFilterInput = builder.inputType("RunFeedFilter", {
   description: "Every field given must match; none given: every run.",
   fields: (t) => ({
     operation: t.string({ description: "Operation name (any version)." }),
-    pipeline: t.string(),
+    pipeline: t.string({ description: "The pipeline the run is a step of (the exact name)." }),
     status: t.field({ type: ExecutionStatusEnum, description: "The status the run was recorded with." }),
     namespace: t.string({ description: "The dataset namespace (OpenLineage) of any artifact the run consumed or produced." }),
   }),
@@ -103,13 +103,16 @@ function eventOf<T>(item: FeedItem<T>, ctx: GraphQLContext): T {
   return item.event;
 }
 
-builder.subscriptionType({});
+builder.subscriptionType({ description: "Live feeds over graphql-ws (or server-sent events), each needing the `read` scope: what is recorded, as it commits, resumable from a sequence." });
 
 builder.subscriptionFields((t) => ({
   runRecorded: t.field({
     type: RunRecordedEventRef,
     description: "Every run recorded (or ingested) that matches the filter, in commit order, once each.",
-    args: { filter: t.arg({ type: RunFeedFilterInput }), since: t.arg({ type: FeedSinceInput }) },
+    args: {
+      filter: t.arg({ type: RunFeedFilterInput, description: "Which runs; absent, every run." }),
+      since: t.arg({ type: FeedSinceInput, description: "Resume after this place in the feed; absent, the feed starts with what commits after subscribing." }),
+    },
     subscribe: (_root, args, ctx) =>
       ctx.services.feeds.runRecorded(
         { operation: args.filter?.operation, pipeline: args.filter?.pipeline, status: args.filter?.status, namespace: args.filter?.namespace },
@@ -120,7 +123,10 @@ builder.subscriptionFields((t) => ({
   runStatusChanged: t.field({
     type: RunStatusChangedEventRef,
     description: "One run's status: when it is recorded, then each change. The run need not be recorded yet.",
-    args: { runId: t.arg.id({ required: true }), since: t.arg({ type: FeedSinceInput }) },
+    args: {
+      runId: t.arg.id({ required: true, description: "The run: run_… or the bare OpenLineage run UUID (anything else is INVALID_ID)." }),
+      since: t.arg({ type: FeedSinceInput, description: "Resume after this place in the feed; absent, the feed starts with what commits after subscribing." }),
+    },
     subscribe: (_root, args, ctx) => ctx.services.feeds.runStatusChanged(runIdArg("runId", args.runId), sinceArg(args.since)),
     resolve: (item: FeedItem<RunStatusChange>, _args, ctx) => eventOf(item, ctx),
   }),
@@ -129,9 +135,9 @@ builder.subscriptionFields((t) => ({
     description:
       "Each run that records edges inside the artifact's closure (its new descendants with DOWNSTREAM, ancestors with UPSTREAM), evaluated with the closure SQL after each commit. The artifact need not be recorded yet.",
     args: {
-      artifactId: t.arg.id({ required: true }),
-      direction: t.arg({ type: LineageDirectionEnum, defaultValue: "DOWNSTREAM" }),
-      since: t.arg({ type: FeedSinceInput }),
+      artifactId: t.arg.id({ required: true, description: "The artifact to watch (art_…; INVALID_ID when malformed)." }),
+      direction: t.arg({ type: LineageDirectionEnum, defaultValue: "DOWNSTREAM", description: "DOWNSTREAM (the default) for its new descendants, UPSTREAM for its new ancestors." }),
+      since: t.arg({ type: FeedSinceInput, description: "Resume after this place in the feed; absent, the feed starts with what commits after subscribing." }),
     },
     subscribe: (_root, args, ctx) => ctx.services.feeds.lineageAdded(artifactIdArg("artifactId", args.artifactId), args.direction ?? "DOWNSTREAM", sinceArg(args.since)),
     resolve: (item: FeedItem<LineageAdded>, _args, ctx) => eventOf(item, ctx),
