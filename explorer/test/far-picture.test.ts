@@ -1,5 +1,5 @@
 import type { Edge, Node } from "@xyflow/react";
-import { absoluteBoxes, boxAt, boxesBounds, farScene, pictureScale } from "../src/graph/far-picture";
+import { absoluteBoxes, boxAt, boxesBounds, farScene, LIGHT_PALETTE, paletteOf, pictureScale } from "../src/graph/far-picture";
 import type { BoxData } from "../src/graph/flow-elements";
 
 /** The far picture's geometry: where each box is drawn, what a click hits, how edges leave and enter boxes. */
@@ -55,6 +55,15 @@ describe("the far picture", () => {
     expect(c.alpha).toBe(0.3);
     expect(a.band).toBe("#6366f1");
     expect([r.fill, r.stroke, r.band]).toEqual(["#fef2f2", "#fca5a5", undefined]);
+  });
+
+  test("tiles take the stylesheet's colours (a dark scheme's), read from its variables, the light ones where one is missing", () => {
+    const variables: Record<string, string> = { "--surface": " #1a2332", "--run-bg": "#2a2212", "--run-line": "#a16207", "--artifact-band": "#818cf8", "--focus": "#60a5fa" };
+    const palette = paletteOf({ getPropertyValue: (name) => variables[name] ?? "" });
+    expect(palette).toEqual({ ...LIGHT_PALETTE, surface: "#1a2332", runBg: "#2a2212", runLine: "#a16207", artifactBand: "#818cf8", focus: "#60a5fa" });
+    const [a, r] = farScene([box("a", 0, 0, { selected: true }), box("r", 300, 0, { type: "run" })], [], palette).tiles;
+    expect([a.fill, a.band, a.stroke]).toEqual(["#1a2332", "#818cf8", "#60a5fa"]);
+    expect([r.fill, r.stroke]).toEqual(["#2a2212", "#a16207"]);
   });
 
   test("the bitmap follows the zoom, and stays within 8,192 pixels a side and 16 million in all", () => {

@@ -18,7 +18,7 @@ const miniMapColour = (n: Node) => (n.type === "run" ? "#cbd5e1" : "#94a3b8");
  */
 function Grid() {
   const near = useStore((s) => s.transform[2] >= 0.5);
-  return near ? <Background gap={24} color="#e2e8f0" /> : null;
+  return near ? <Background gap={24} color="var(--line)" /> : null;
 }
 
 /**
@@ -205,6 +205,7 @@ export const GraphCanvas = memo(function GraphCanvas({
         minZoom={MIN_ZOOM}
         maxZoom={2}
         proOptions={{ hideAttribution: true }}
+        colorMode="system"
         deleteKeyCode={null}
         selectionKeyCode={null}
         multiSelectionKeyCode={null}

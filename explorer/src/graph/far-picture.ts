@@ -79,37 +79,79 @@ export function boxAt(boxes: readonly Box[], point: { x: number; y: number }): s
   return undefined;
 }
 
-const SELECTED = "#2563eb";
-const LIT = "#e11d48";
-const FRESH = "#16a34a";
+/**
+ * The tiles' colours, as the stylesheet paints the boxes they stand for (a canvas takes no CSS variables:
+ * FarCanvas reads them from the page, so a dark scheme draws dark tiles). The light scheme's by default.
+ */
+export interface FarPalette {
+  surface: string;
+  surface2: string;
+  line: string;
+  line2: string;
+  runBg: string;
+  runLine: string;
+  runFailedBg: string;
+  runFailedLine: string;
+  artifactBand: string;
+  datasetBand: string;
+  focus: string;
+  lit: string;
+  fresh: string;
+}
 
-function tileOf(box: Box, node: Node<BoxData>): Tile {
+export const LIGHT_PALETTE: FarPalette = {
+  surface: "#ffffff",
+  surface2: "#f8fafc",
+  line: "#e2e8f0",
+  line2: "#cbd5e1",
+  runBg: "#fffbeb",
+  runLine: "#fcd34d",
+  runFailedBg: "#fef2f2",
+  runFailedLine: "#fca5a5",
+  artifactBand: "#6366f1",
+  datasetBand: "#0ea5e9",
+  focus: "#2563eb",
+  lit: "#e11d48",
+  fresh: "#16a34a",
+};
+
+/** The palette the stylesheet's variables give on this element (`--surface` → surface, …), falling back to the light one. */
+export function paletteOf(style: { getPropertyValue(name: string): string }): FarPalette {
+  const palette = { ...LIGHT_PALETTE };
+  for (const key of Object.keys(palette) as (keyof FarPalette)[]) {
+    const value = style.getPropertyValue(`--${key.replace(/[A-Z0-9]/g, (c) => `-${c.toLowerCase()}`)}`).trim();
+    if (value) palette[key] = value;
+  }
+  return palette;
+}
+
+function tileOf(box: Box, node: Node<BoxData>, palette: FarPalette): Tile {
   const { data } = node;
-  let fill = "#ffffff";
-  let stroke = "#cbd5e1";
+  let fill = palette.surface;
+  let stroke = palette.line2;
   let band: string | undefined;
   if (node.type === "run") {
     const failed = /^(FAILED|ABORTED)$/.test(data.node.execution?.status ?? "");
-    fill = failed ? "#fef2f2" : "#fffbeb";
-    stroke = failed ? "#fca5a5" : "#fcd34d";
+    fill = failed ? palette.runFailedBg : palette.runBg;
+    stroke = failed ? palette.runFailedLine : palette.runLine;
   } else if (node.type === "column") {
-    fill = "#f8fafc";
-    stroke = "#e2e8f0";
+    fill = palette.surface2;
+    stroke = palette.line;
   } else {
-    band = data.node.artifact?.dataset ? "#0ea5e9" : "#6366f1";
+    band = data.node.artifact?.dataset ? palette.datasetBand : palette.artifactBand;
   }
   let border = 1;
-  if (data.fresh) [stroke, border] = [FRESH, 2];
-  if (node.selected) [stroke, border] = [SELECTED, 3];
-  if (data.lit) [stroke, border] = [LIT, 3];
+  if (data.fresh) [stroke, border] = [palette.fresh, 2];
+  if (node.selected) [stroke, border] = [palette.focus, 3];
+  if (data.lit) [stroke, border] = [palette.lit, 3];
   return { ...box, fill, stroke, band, border, alpha: data.dim ? 0.3 : 1 };
 }
 
-export function farScene(nodes: readonly Node<BoxData>[], edges: readonly Edge[]): FarScene {
+export function farScene(nodes: readonly Node<BoxData>[], edges: readonly Edge[], palette: FarPalette = LIGHT_PALETTE): FarScene {
   const boxes = absoluteBoxes(nodes);
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const boxById = new Map(boxes.map((b) => [b.id, b]));
-  const tiles = boxes.map((b) => tileOf(b, byId.get(b.id)!));
+  const tiles = boxes.map((b) => tileOf(b, byId.get(b.id)!, palette));
   const curves: Curve[] = [];
   for (const edge of edges) {
     const source = boxById.get(edge.source);

@@ -198,7 +198,7 @@ function styled(edge: GraphEdgeFieldsFragment, lit: boolean, dim: boolean, fresh
     className: `edge-${edge.kind.toLowerCase()}${lit ? " lit" : ""}${dim ? " dim" : ""}${edge.backward ? " backward" : ""}`,
     label,
     labelStyle: column ? { fontSize: 10, fill: stroke, fontWeight: 600 } : undefined,
-    labelBgStyle: column ? { fill: "#ffffff", fillOpacity: 0.9 } : undefined,
+    labelBgStyle: column ? { fill: "var(--surface)", fillOpacity: 0.9 } : undefined,
     labelBgPadding: [3, 1],
     style: { stroke, strokeWidth: width, strokeDasharray: dash, opacity: dim ? 0.18 : 1 },
     markerEnd: { type: MarkerType.ArrowClosed, color: stroke, width: 14, height: 14 },

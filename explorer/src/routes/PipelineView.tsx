@@ -79,9 +79,10 @@ export function PipelineView() {
               nodesDraggable={false}
               nodesConnectable={false}
               proOptions={{ hideAttribution: true }}
+              colorMode="system"
               onNodeClick={(_, node) => open(node.id)}
             >
-              <Background gap={24} color="#e2e8f0" />
+              <Background gap={24} color="var(--line)" />
               <Controls showInteractive={false} />
             </ReactFlow>
           </div>
@@ -128,7 +129,7 @@ function elementsOf(all: readonly PipelineNodeFieldsFragment[], allEdges: readon
         style: { stroke, strokeWidth: 1.5, strokeDasharray: e.backward ? "6 4" : derived ? "2 3" : undefined },
         markerEnd: { type: MarkerType.ArrowClosed, color: stroke, width: 14, height: 14 },
         label: e.role ?? undefined,
-        labelStyle: { fontSize: 10, fill: "#64748b" },
+        labelStyle: { fontSize: 10, fill: "var(--muted)" },
       };
     });
   return { nodes, edges };

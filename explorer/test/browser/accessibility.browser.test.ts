@@ -5,9 +5,9 @@ import { type ExplorerServer, startExplorerServer } from "../support/explorer-se
 import { ingestHop, recordRun, type Seeded, seedStore } from "../support/seed-store";
 
 /**
- * Every view of the Explorer, in the states a user brings it to, audited by axe-core against WCAG 2.2 A and
- * AA and axe's best practices: contrast (hovered controls too), headings, names of controls, regions a
- * keyboard can reach. A rule broken anywhere fails the test with the element and why.
+ * Every view of the Explorer, in the states a user brings it to and in both colour schemes, audited by
+ * axe-core against WCAG 2.2 A and AA and axe's best practices: contrast (hovered controls too), headings,
+ * names of controls, regions a keyboard can reach. A rule broken anywhere fails the test with the element and why.
  */
 describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
   let server: ExplorerServer;
@@ -71,7 +71,9 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     }],
   ];
 
-  test.each(states)("%s", async (name, reach) => {
+  // In the light scheme and the dark one (a system set to dark gets the dark stylesheet).
+  test.each((["light", "dark"] as const).flatMap((scheme) => states.map(([name, reach]) => [`${name} (${scheme})`, scheme, reach] as const)))("%s", async (name, scheme, reach) => {
+    await page.emulateMedia({ colorScheme: scheme });
     await reach();
     await browser.screenshot(page, `accessible ${name}`);
     expect(await accessibilityViolations(page)).toEqual([]);
