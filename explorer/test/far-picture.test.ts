@@ -1,5 +1,5 @@
 import type { Edge, Node } from "@xyflow/react";
-import { absoluteBoxes, boxAt, boxesBounds, farScene, LIGHT_PALETTE, paletteOf, pictureScale } from "../src/graph/far-picture";
+import { absoluteBoxes, boxAt, boxesBounds, colourResolver, farScene, LIGHT_PALETTE, paletteOf, pictureScale } from "../src/graph/far-picture";
 import type { BoxData } from "../src/graph/flow-elements";
 
 /** The far picture's geometry: where each box is drawn, what a click hits, how edges leave and enter boxes. */
@@ -64,6 +64,14 @@ describe("the far picture", () => {
     const [a, r] = farScene([box("a", 0, 0, { selected: true }), box("r", 300, 0, { type: "run" })], [], palette).tiles;
     expect([a.fill, a.band, a.stroke]).toEqual(["#1a2332", "#818cf8", "#60a5fa"]);
     expect([r.fill, r.stroke]).toEqual(["#2a2212", "#a16207"]);
+  });
+
+  test("an edge's colour, a stylesheet variable, is drawn as the page's stylesheet gives it (the light one without a page)", () => {
+    const edges: Edge[] = [{ id: "e", source: "ds", target: "run", style: { stroke: "var(--edge-direct)" } }];
+    expect(farScene([dataset, run], edges).curves[0].stroke).toBe("#2563eb");
+    const dark = colourResolver({ getPropertyValue: (name) => (name === "--edge-direct" ? " #60a5fa" : "") });
+    expect(farScene([dataset, run], edges, LIGHT_PALETTE, dark).curves[0].stroke).toBe("#60a5fa");
+    expect(dark("#e11d48")).toBe("#e11d48");
   });
 
   test("the bitmap follows the zoom, and stays within 8,192 pixels a side and 16 million in all", () => {

@@ -1,6 +1,6 @@
 import { type Edge, type Node, useStore, ViewportPortal } from "@xyflow/react";
 import { memo, useEffect, useMemo, useRef } from "react";
-import { drawFarScene, farScene, paletteOf, pictureScale } from "../graph/far-picture";
+import { colourResolver, drawFarScene, farScene, paletteOf, pictureScale } from "../graph/far-picture";
 import type { BoxData } from "../graph/flow-elements";
 
 /** Zoom in quarter octaves: the picture is drawn again when the zoom moves a step, not on every wheel tick. */
@@ -12,7 +12,10 @@ const zoomStep = (zoom: number) => Math.round(Math.log2(zoom) * 4);
  */
 export const FarCanvas = memo(function FarCanvas({ nodes, edges }: { nodes: Node<BoxData>[]; edges: Edge[] }) {
   const step = useStore((s) => zoomStep(s.transform[2]));
-  const scene = useMemo(() => farScene(nodes, edges, paletteOf(getComputedStyle(document.documentElement))), [nodes, edges]);
+  const scene = useMemo(() => {
+    const style = getComputedStyle(document.documentElement);
+    return farScene(nodes, edges, paletteOf(style), colourResolver(style));
+  }, [nodes, edges]);
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     if (canvas.current) drawFarScene(canvas.current, scene, pictureScale(scene, 2 ** (step / 4), window.devicePixelRatio || 1));

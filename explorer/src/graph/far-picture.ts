@@ -147,7 +147,21 @@ function tileOf(box: Box, node: Node<BoxData>, palette: FarPalette): Tile {
   return { ...box, fill, stroke, band, border, alpha: data.dim ? 0.3 : 1 };
 }
 
-export function farScene(nodes: readonly Node<BoxData>[], edges: readonly Edge[], palette: FarPalette = LIGHT_PALETTE): FarScene {
+/**
+ * A colour a canvas can draw: an edge's `var(--edge)` as the page's stylesheet gives it (`style` is the
+ * page's computed style; without one, the light scheme's value of the few variables edges use).
+ */
+export function colourResolver(style?: { getPropertyValue(name: string): string }): (colour: string) => string {
+  return (colour) => {
+    const name = /^var\((--[\w-]+)\)$/.exec(colour)?.[1];
+    if (!name) return colour;
+    return style?.getPropertyValue(name).trim() || LIGHT_EDGE_COLOURS[name] || "#7c8aa0";
+  };
+}
+
+const LIGHT_EDGE_COLOURS: Record<string, string> = { "--edge": "#7c8aa0", "--edge-direct": "#2563eb", "--edge-indirect": "#b45309", "--edge-derived": "#8b5cf6", "--lit": "#e11d48", "--fresh": "#16a34a" };
+
+export function farScene(nodes: readonly Node<BoxData>[], edges: readonly Edge[], palette: FarPalette = LIGHT_PALETTE, colour = colourResolver()): FarScene {
   const boxes = absoluteBoxes(nodes);
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const boxById = new Map(boxes.map((b) => [b.id, b]));
@@ -163,7 +177,7 @@ export function farScene(nodes: readonly Node<BoxData>[], edges: readonly Edge[]
       // Handles: an edge leaves its source's right side and enters its target's left side.
       from: { x: source.x + source.width, y: source.y + source.height / 2 },
       to: { x: target.x, y: target.y + target.height / 2 },
-      stroke: String(style.stroke ?? "#94a3b8"),
+      stroke: colour(String(style.stroke ?? "var(--edge)")),
       width: Number(style.strokeWidth ?? 1.5),
       dash: dash?.length ? dash : undefined,
       alpha: Number(style.opacity ?? 1),

@@ -138,7 +138,8 @@ function expandedSides(model: GraphModel): Set<string> {
   return new Set(model.expansions.map((e) => `${e.nodeId}|${e.side}`));
 }
 
-const GROUP_COLOURS = ["#7c3aed", "#0891b2", "#c2410c", "#15803d", "#be185d", "#4338ca"];
+/** Edge colours are the stylesheet's variables, so each scheme has its own (styles.css says their contrast). */
+const GROUP_COLOURS = [1, 2, 3, 4, 5, 6].map((i) => `var(--group-${i})`);
 function groupColour(groupId: string): string {
   let hash = 0;
   for (let i = 0; i < groupId.length; i++) hash = (hash * 31 + groupId.charCodeAt(i)) | 0;
@@ -165,19 +166,19 @@ const isColumnEdge = (edge: GraphEdgeFieldsFragment) => edge.kind === "COLUMN_DI
 
 function styled(edge: GraphEdgeFieldsFragment, lit: boolean, dim: boolean, fresh: boolean): Edge {
   const column = isColumnEdge(edge);
-  let stroke = "#94a3b8";
+  let stroke = "var(--edge)";
   let dash: string | undefined = edge.backward ? "6 4" : undefined;
   let width = 1.5;
   let label: string | undefined;
   if (edge.kind === "COLUMN_DIRECT") {
-    stroke = "#2563eb";
+    stroke = "var(--edge-direct)";
     label = edge.subtype ?? "DIRECT";
   } else if (edge.kind === "COLUMN_INDIRECT") {
-    stroke = "#d97706";
+    stroke = "var(--edge-indirect)";
     dash = "5 4";
     label = edge.subtype ?? "INDIRECT";
   } else if (edge.kind === "DERIVED") {
-    stroke = "#a78bfa";
+    stroke = "var(--edge-derived)";
     dash = edge.backward ? "6 4" : "2 3";
   } else if (edge.groupId && edge.kind === "USED") {
     // A co-input group: its inputs drawn in one colour, so the joint derivation reads as one.
@@ -186,10 +187,10 @@ function styled(edge: GraphEdgeFieldsFragment, lit: boolean, dim: boolean, fresh
   }
   if (edge.masking) label = `${label ?? ""} · masked`;
   if (lit) {
-    stroke = "#e11d48";
+    stroke = "var(--lit)";
     width = 3;
   }
-  if (fresh) stroke = "#16a34a";
+  if (fresh) stroke = "var(--fresh)";
   return {
     id: edge.id,
     source: edge.source,
@@ -197,7 +198,8 @@ function styled(edge: GraphEdgeFieldsFragment, lit: boolean, dim: boolean, fresh
     type: column ? "smoothstep" : "default",
     className: `edge-${edge.kind.toLowerCase()}${lit ? " lit" : ""}${dim ? " dim" : ""}${edge.backward ? " backward" : ""}`,
     label,
-    labelStyle: column ? { fontSize: 10, fill: stroke, fontWeight: 600 } : undefined,
+    // A dimmed edge's line fades; its label stays text (4.5:1), in the muted colour.
+    labelStyle: column ? { fontSize: 10, fill: dim ? "var(--muted)" : stroke, fontWeight: 600 } : undefined,
     labelBgStyle: column ? { fill: "var(--surface)", fillOpacity: 0.9 } : undefined,
     labelBgPadding: [3, 1],
     style: { stroke, strokeWidth: width, strokeDasharray: dash, opacity: dim ? 0.18 : 1 },

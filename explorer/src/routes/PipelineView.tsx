@@ -120,7 +120,7 @@ function elementsOf(all: readonly PipelineNodeFieldsFragment[], allEdges: readon
     .filter((e) => e.step <= upTo && keys.has(e.from) && keys.has(e.to))
     .map((e, i) => {
       const derived = e.kind === "WAS_DERIVED_FROM";
-      const stroke = derived ? "#a78bfa" : e.step === upTo ? "#16a34a" : "#94a3b8";
+      const stroke = derived ? "var(--edge-derived)" : e.step === upTo ? "var(--fresh)" : "var(--edge)";
       return {
         id: `${e.from}>${e.to}>${e.kind}>${i}`,
         source: e.from,

@@ -183,6 +183,47 @@ describe("the Explorer is accessible (axe-core, WCAG 2.2 AA)", () => {
     }
   });
 
+  test.each(["light", "dark"] as const)("edges stand 3:1 against the canvas and their labels 4.5:1 against their fill (WCAG 1.4.11, 1.4.3), %s scheme", async (scheme) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    const measured: string[] = [];
+    // Column edges (DIRECT, INDIRECT, labelled; with a column chosen, the others dimmed), a run's used and
+    // generated edges, a co-input group.
+    const column = encodeURIComponent(`col:${seeded.rawOrders}:customer_email`);
+    for (const path of [`/explorer/graph?root=${seeded.rawOrders}&cols=1&depth=2`, `/explorer/graph?root=${seeded.rawOrders}&cols=1&sel=${column}`, `/explorer/graph?root=${seeded.extract}&depth=2`]) {
+      await open(path, ".react-flow__edge");
+      measured.push(
+        ...(await page.evaluate(() => {
+          const rgb = (colour: string) => colour.match(/[\d.]+/g)!.slice(0, 3).map(Number);
+          const luminance = (colour: string) => {
+            const [r, g, b] = rgb(colour).map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4));
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+          };
+          const ratio = (a: string, b: string) => {
+            const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+            return (x + 0.05) / (y + 0.05);
+          };
+          const canvas = getComputedStyle(document.documentElement).backgroundColor;
+          const surface = getComputedStyle(document.querySelector(".box, .column-row")!).backgroundColor;
+          const low: string[] = [];
+          for (const edge of document.querySelectorAll<SVGPathElement>("path.react-flow__edge-path")) {
+            const stroke = getComputedStyle(edge).stroke;
+            if (ratio(stroke, canvas) < 3) low.push(`edge ${stroke} on ${canvas}: ${ratio(stroke, canvas).toFixed(2)}`);
+          }
+          for (const text of document.querySelectorAll<SVGTextElement>(".react-flow__edge-text")) {
+            const fill = getComputedStyle(text).fill;
+            if (ratio(fill, surface) < 4.5) low.push(`label ${text.textContent} ${fill} on ${surface}: ${ratio(fill, surface).toFixed(2)}`);
+            // A dimmed edge's label is still text: faded by an opacity, its contrast is gone.
+            let opacity = 1;
+            for (let e: Element | null = text; e && e.tagName !== "svg"; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+            if (opacity < 1) low.push(`label ${text.textContent} faded to opacity ${opacity.toFixed(2)}`);
+          }
+          return low;
+        })),
+      );
+    }
+    expect(measured).toEqual([]);
+  });
+
   test("no page error and no request off loopback", () => {
     expect(browser.errors).toEqual([]);
     expect(browser.blocked).toEqual([]);
