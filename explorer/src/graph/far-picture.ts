@@ -149,7 +149,7 @@ function tileOf(box: Box, node: Node<BoxData>, palette: FarPalette): Tile {
 
 /**
  * A colour a canvas can draw: an edge's `var(--edge)` as the page's stylesheet gives it (`style` is the
- * page's computed style; without one, the light scheme's value of the few variables edges use).
+ * page's computed style; without one, the light scheme's value).
  */
 export function colourResolver(style?: { getPropertyValue(name: string): string }): (colour: string) => string {
   return (colour) => {
@@ -159,7 +159,16 @@ export function colourResolver(style?: { getPropertyValue(name: string): string 
   };
 }
 
-const LIGHT_EDGE_COLOURS: Record<string, string> = { "--edge": "#7c8aa0", "--edge-direct": "#2563eb", "--edge-indirect": "#b45309", "--edge-derived": "#8b5cf6", "--lit": "#e11d48", "--fresh": "#16a34a" };
+/** The light scheme's value of every variable an edge is coloured with (styles.css), co-input groups' included. */
+const LIGHT_EDGE_COLOURS: Record<string, string> = {
+  "--edge": "#7c8aa0",
+  "--edge-direct": "#2563eb",
+  "--edge-indirect": "#b45309",
+  "--edge-derived": "#8b5cf6",
+  "--lit": "#e11d48",
+  "--fresh": "#16a34a",
+  ...Object.fromEntries(["#7c3aed", "#0891b2", "#c2410c", "#15803d", "#be185d", "#4338ca"].map((colour, i) => [`--group-${i + 1}`, colour])),
+};
 
 export function farScene(nodes: readonly Node<BoxData>[], edges: readonly Edge[], palette: FarPalette = LIGHT_PALETTE, colour = colourResolver()): FarScene {
   const boxes = absoluteBoxes(nodes);
