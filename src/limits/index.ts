@@ -9,6 +9,7 @@ import { mutationCountRule } from "./mutation-count";
 import { useListArgumentLimits } from "./list-arguments";
 import { useQueryCostLimit } from "./query-cost";
 import { REQUEST_LIMITS } from "./request-limits";
+import { useValidationBudget } from "./validation-budget";
 
 export { REQUEST_LIMITS } from "./request-limits";
 export { formatCount, type LimitCode, limitError } from "./limit-error";
@@ -17,9 +18,10 @@ export { BOUNDED_LISTS, type BoundedList, tooManyNodeIds } from "./list-argument
 /**
  * Every request limit, as Yoga plugins in the order they apply: the document's length and bracket
  * nesting before parsing, its tokens while parsing, depth, aliases and mutation count as validation
- * rules, and the lengths of its list arguments and its cost as it is about to run (when its
- * variables are known). graphql-armor and graphql-query-complexity do the generic counting; their
- * refusals are re-issued with our codes and messages (armor words every one of them as a "Syntax Error").
+ * rules (and graphql-js's own validation budget, reported as ours), and the lengths of its list
+ * arguments and its cost as it is about to run (when its variables are known). graphql-armor and
+ * graphql-query-complexity do the generic counting; their refusals are re-issued with our codes and
+ * messages (armor words every one of them as a "Syntax Error").
  */
 export function useRequestLimits(): Plugin[] {
   const { maxTokens, maxDepth, maxAliases, maxCost, maxMutations } = REQUEST_LIMITS;
@@ -61,6 +63,7 @@ export function useRequestLimits(): Plugin[] {
       ],
     }),
     { onValidate: ({ addValidationRule }) => addValidationRule(mutationCountRule(maxMutations)) },
+    useValidationBudget(),
     useListArgumentLimits(),
     useQueryCostLimit(maxCost),
   ];

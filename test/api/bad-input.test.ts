@@ -127,6 +127,13 @@ describe("bad input: a documented code, never a server fault", () => {
       await expectRefused(request(ids(9_989)), ["TOO_MANY_TOKENS"], "The document has more than 10,000 tokens; at most 10,000 are accepted. Pass large inputs as variables.");
     });
 
+    test("a field repeated 1,000 times in one selection is DOCUMENT_TOO_COMPLEX (graphql-js's validation budget), not a bare \"Validation aborted.\"", async () => {
+      const repeated = (n: number) => `{ operations(first: 1) { edges { cursor${" cursor".repeat(n - 1)} } } }`;
+      expect((await t.gql(repeated(200))).errors).toBeUndefined();
+      const { asJson, asGraphQLResponse } = await expectRefused(request(repeated(1_000)), ["DOCUMENT_TOO_COMPLEX"], /^The document is too complex to validate: .* Ask for each field once per selection, and spread each fragment once\.$/);
+      expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 400]);
+    });
+
     test("a document over 100,000 characters is DOCUMENT_TOO_LARGE, before parsing", async () => {
       const document = `{ __typename }${" ".repeat(REQUEST_LIMITS.maxDocumentLength)}`;
       await expectRefused(request(document), ["DOCUMENT_TOO_LARGE"], "The document is 100,014 characters long; at most 100,000 are accepted. Pass large inputs as variables.");

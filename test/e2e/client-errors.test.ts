@@ -240,6 +240,11 @@ describe("client errors over real sockets", () => {
         [{ message: expect.stringMatching(/^The document nests brackets more than 128 levels deep/), extensions: { code: "QUERY_TOO_DEEP", limit: 128 } }],
       ],
       [
+        "a field repeated past graphql-js's validation budget",
+        `{ __typename${" __typename".repeat(999)} }`,
+        [{ message: expect.stringMatching(/^The document is too complex to validate: /), extensions: { code: "DOCUMENT_TOO_COMPLEX" } }],
+      ],
+      [
         "an unknown field",
         "{ nope }",
         [{ message: 'Cannot query field "nope" on type "Query". Did you mean "node" or "nodes"?', locations: [{ line: 1, column: 3 }], extensions: { code: "GRAPHQL_VALIDATION_FAILED" } }],
