@@ -16,6 +16,7 @@ import { useCompiledQueries } from "./http/compiled-queries";
 import { REQUEST_LIMITS, useRequestLimits } from "./limits";
 import { useBoundedGraphQLBodies } from "./http/graphql-body";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
+import { GRAPHQL_PATH, useUnknownRoutes } from "./http/unknown-route";
 import { useEvidenceRoute } from "./http/evidence-route";
 import { useSigningKeysRoute } from "./http/signing-keys-route";
 import { useExplorer } from "./http/explorer-route";
@@ -168,7 +169,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
-    graphqlEndpoint: "/graphql",
+    graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     // No file uploads: a multipart body would be parsed by Yoga without the bounds below.
     multipart: false,
@@ -213,6 +214,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useIntrospection(introspection),
       useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth), (request) => actorOfPrincipal(principalOf(request))),
       useEvidenceRoute(services.compliance, services.heavyReads, auth, logger, heavyWork),
+      // The last route: any other path is 404 NOT_FOUND, and only /graphql serves GraphQL.
+      useUnknownRoutes(),
       useRequestLog(logger, schema),
       // Bodies and query strings parsed within their size and nesting bounds, before anything is built from them.
       useBoundedGraphQLBodies({ maxBytes: config.graphqlMaxBodyBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting }, {
