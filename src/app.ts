@@ -16,6 +16,7 @@ import { useCompiledQueries } from "./http/compiled-queries";
 import { REQUEST_LIMITS, useRequestLimits } from "./limits";
 import { useBoundedGraphQLBodies } from "./http/graphql-body";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
+import { useOperationChoice } from "./http/operation-choice";
 import { GRAPHQL_PATH, useUnknownRoutes } from "./http/unknown-route";
 import { useEvidenceRoute } from "./http/evidence-route";
 import { useSigningKeysRoute } from "./http/signing-keys-route";
@@ -225,6 +226,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         maxDepth: REQUEST_LIMITS.maxJsonDepth,
         check: (text, maxDepth) => services.heavyReads.run("checkJsonText", { text, maxDepth }),
       }),
+      // Which operation to run, with a reason when none can be chosen (Yoga's own answer gives none).
+      useOperationChoice(),
       // Before the cost limit and admission: an operation the token may not run is refused whole, before any of it runs.
       useOperationAuthorization(),
       ...useRequestLimits(),

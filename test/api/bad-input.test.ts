@@ -105,6 +105,35 @@ describe("bad input: a documented code, never a server fault", () => {
       expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 400]);
     });
 
+    test.each([
+      ["two operations and no operationName", { query: "query A { __typename } query B { __typename }" }, 'The document holds 2 operations (A, B): name the one to run in "operationName".'],
+      ["an operationName the document does not hold", { query: "query A { __typename } query B { __typename }", operationName: "C" }, 'The document holds no operation named "C"; it holds A, B.'],
+      [
+        "an unnamed operation beside a named one",
+        { query: "{ __typename } query B { __typename }", operationName: "B" },
+        'The document holds 2 operations (an unnamed query, B), and an unnamed operation must be a document\'s only one: name each, and the one to run in "operationName".',
+      ],
+      ["fragments only", { query: "fragment F on Query { __typename }" }, "The document holds no operation to run, only fragments: add a query, mutation or subscription."],
+      [
+        "twelve operations, a misspelt name",
+        { query: Array.from({ length: 12 }, (_, i) => `query Q${i} { __typename }`).join(" "), operationName: "q1" },
+        'The document holds no operation named "q1"; it holds Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9 and 2 more.',
+      ],
+    ])("%s: OPERATION_RESOLUTION_FAILURE saying which (Yoga: \"Could not determine what operation to execute.\")", async (_name, body, message) => {
+      const { asJson, asGraphQLResponse } = await expectRefused(JSON.stringify(body), ["OPERATION_RESOLUTION_FAILURE"], message);
+      expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 400]);
+    });
+
+    test("the operation named is run, and a lone operation needs no name", async () => {
+      expect((await send(JSON.stringify({ query: "query A { a: __typename } query B { b: __typename }", operationName: "B" }))).json).toEqual({ data: { b: "Query" } });
+      expect(await t.gql("query A { a: __typename }")).toEqual({ data: { a: "Query" } });
+    });
+
+    test("an operationName that is not a string is BAD_REQUEST, 400 whatever the Accept header", async () => {
+      const { asJson, asGraphQLResponse } = await expectRefused(JSON.stringify({ query: "query A { __typename }", operationName: 5 }), ["BAD_REQUEST"], 'Expected "operationName" param to be a string or null, but given number.');
+      expect([asJson.status, asGraphQLResponse.status]).toEqual([400, 400]);
+    });
+
     test("fields nested deeper than 15 are QUERY_TOO_DEEP (fragments are not levels)", async () => {
       let selection = "id";
       for (let i = 0; i < 3; i++) selection = `... on Artifact { parents { ${selection} } }`;
