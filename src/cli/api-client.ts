@@ -33,9 +33,13 @@ export class ApiClient {
   /** A query or mutation; its data, or a CliError naming the first error's code. */
   async graphql<T>(query: string, variables: Record<string, unknown> = {}, { idempotent = true } = {}): Promise<T> {
     const response = await this.send(`${this.baseUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", accept: "application/graphql-response+json, application/json" }, body: JSON.stringify({ query, variables }) }, idempotent);
-    const body = await this.json<{ data?: T | null; errors?: GraphQLError[] }>(response);
+    const body = await this.json<{ data?: T | null; errors?: GraphQLError[]; error?: { code?: string; message?: string } }>(response);
     if (body.errors?.length) throw refusal(body.errors[0], body.errors.length);
-    if (body.data === undefined || body.data === null) throw new CliError(`${this.baseUrl} answered no data (HTTP ${response.status})`, ExitCode.UNREACHABLE);
+    if (body.data === undefined || body.data === null) {
+      // A route's own error (a --url with a path provgraph does not serve: 404 NOT_FOUND, naming where the API is).
+      const said = body.error?.message ? `: ${body.error.code ?? "ERROR"}: ${body.error.message}` : "";
+      throw new CliError(`${this.baseUrl} answered no data (HTTP ${response.status})${said}`, ExitCode.UNREACHABLE);
+    }
     return body.data;
   }
 

@@ -282,6 +282,12 @@ describe("provgraph, the command, against a running server", () => {
     } finally {
       await new Promise((resolve) => page.close(resolve));
     }
+    // A path before /graphql (a proxy's prefix given to a server that has none): the server's 404 says where the API is.
+    const prefixed = await runCli(["integrity", "--url", `${server.url}/provgraph`], { PROVGRAPH_TOKEN: admin });
+    expect([prefixed.code, prefixed.stderr]).toEqual([
+      3,
+      `provgraph: ${server.url}/provgraph answered no data (HTTP 404): NOT_FOUND: nothing is served at POST /provgraph/graphql: the GraphQL API is at /graphql, the Explorer at /explorer/, OpenLineage events go to POST /api/v1/lineage (docs/api.md lists the routes)\n`,
+    ]);
     const notUrl = await runCli(["integrity", "--url", "provgraph.example"], { PROVGRAPH_TOKEN: admin });
     expect([notUrl.code, notUrl.stderr]).toEqual([2, "provgraph: --url 'provgraph.example' is not a URL: expected e.g. http://127.0.0.1:4000\n"]);
   });
