@@ -14,6 +14,8 @@ import { presentError } from "../schema/error-presentation";
 import { DATABASE_RETRY_AFTER_SECONDS, databaseOutageOf } from "../services/errors";
 import { formatCount, limitError } from "../limits";
 import { sendSharedFrames, sharedPayloadOf } from "./shared-frames";
+import { operationChoiceError } from "./operation-choice";
+import type { SocketRefusal } from "./request-target";
 
 /** Yoga's enveloped execute/subscribe, carried to graphql-ws in rootValue (Yoga's graphql-ws recipe). */
 type EnvelopedRoot = Pick<ReturnType<Yoga["getEnveloped"]>, "execute" | "subscribe">;
@@ -53,7 +55,7 @@ export function serveGraphQLOverWebSocket(
   // Before graphql-ws's own listener: results shared by subscribers are sent as the bytes encoded once.
   wsServer.on("connection", (ws) => sendSharedFrames(ws));
   server.on("upgrade", (request, socket, head) => {
-    const refusal = refusalFor(request, policy, true);
+    const refusal = refusalFor(request, policy, true) ?? pathRefusal(request, yoga.graphqlEndpoint);
     if (refusal) {
       logger.info({ transport: "ws", code: refusal.code }, "WebSocket upgrade refused");
       return refuseUpgrade(socket, refusal);
@@ -117,6 +119,9 @@ export function serveGraphQLOverWebSocket(
         } catch (error) {
           return refuse(logger, [error], "GRAPHQL_PARSE_FAILED", schema);
         }
+        // graphql-ws would answer "Unable to identify operation", without a code.
+        const choice = operationChoiceError(document, params.operationName);
+        if (choice) return refuse(logger, [choice], "OPERATION_RESOLUTION_FAILURE", schema);
         let errors: readonly GraphQLError[];
         try {
           errors = validate(schema, document);
@@ -217,6 +222,14 @@ function closeReason(error: UnauthenticatedError): string {
 }
 
 /** The `error` message for an operation that cannot run: presented errors, each with a code. */
+/** An upgrade to a path other than the GraphQL endpoint: 404, as HTTP answers such a path (ws itself answers a bare 400). */
+function pathRefusal(request: http.IncomingMessage, endpoint: string): SocketRefusal | undefined {
+  const pathname = (request.url ?? "").split("?")[0];
+  if (pathname === endpoint) return undefined;
+  const shown = pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname;
+  return { status: 404, code: "NOT_FOUND", message: `no WebSocket is served at ${shown}: graphql-ws is at ${endpoint}` };
+}
+
 function refuse(logger: Logger, errors: readonly unknown[], defaultCode: string, schema?: GraphQLSchema): GraphQLError[] {
   const refused = errors.map((error) => {
     const shown = presentError(error);

@@ -1,4 +1,4 @@
-import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
+import { type DocumentNode, type GraphQLError, Kind, type OperationDefinitionNode } from "graphql";
 import { createGraphQLError, type Plugin } from "graphql-yoga";
 import { cappedText } from "../services/echo-limits";
 
@@ -9,8 +9,7 @@ import { cappedText } from "../services/echo-limits";
  * misspelt operationName, a document of fragments only. The code stays Yoga's, answered as the other
  * request errors are (GraphQL over HTTP: 400 to application/graphql-response+json, 200 to
  * application/json); an operationName that is not a string (the spec: a string or null) is
- * BAD_REQUEST, as the other parameters' types are. HTTP only: graphql-ws reports the same through
- * graphql-js's execute.
+ * BAD_REQUEST, as the other parameters' types are. graphql-ws asks operationChoiceError itself.
  */
 export function useOperationChoice(): Plugin {
   return {
@@ -18,19 +17,28 @@ export function useOperationChoice(): Plugin {
       return ({ result, context }) => {
         const { request, params } = context as { request?: Request; params?: { operationName?: unknown } };
         if (!request || !isDocument(result)) return;
-        const name = params?.operationName;
-        if (name !== undefined && name !== null && typeof name !== "string") {
-          throw createGraphQLError(`Expected "operationName" param to be a string or null, but given ${Array.isArray(name) ? "array" : typeof name}.`, {
-            // Not a well-formed GraphQL-over-HTTP request: 400 whatever the Accept header, as Yoga answers the other parameters.
-            extensions: { code: "BAD_REQUEST", http: { status: 400 } },
-          });
-        }
-        const operations = result.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
-        const problem = choiceProblem(operations, name || undefined);
-        if (problem) throw createGraphQLError(problem, { extensions: { code: "OPERATION_RESOLUTION_FAILURE", http: { spec: true, status: 400 } } });
+        const refusal = operationChoiceError(result, params?.operationName);
+        if (refusal) throw refusal;
       };
     },
   };
+}
+
+/**
+ * The error for a document none of whose operations can be run under `operationName` (graphql-js's
+ * getOperationAST rule), or undefined when one can. graphql-ws's own answer to the same mistake,
+ * "Unable to identify operation", carries no code: src/http/graphql-ws.ts asks this first.
+ */
+export function operationChoiceError(document: DocumentNode, operationName: unknown): GraphQLError | undefined {
+  if (operationName !== undefined && operationName !== null && typeof operationName !== "string") {
+    return createGraphQLError(`Expected "operationName" param to be a string or null, but given ${Array.isArray(operationName) ? "array" : typeof operationName}.`, {
+      // Not a well-formed GraphQL-over-HTTP request: 400 whatever the Accept header, as Yoga answers the other parameters.
+      extensions: { code: "BAD_REQUEST", http: { status: 400 } },
+    });
+  }
+  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+  const problem = choiceProblem(operations, operationName || undefined);
+  return problem ? createGraphQLError(problem, { extensions: { code: "OPERATION_RESOLUTION_FAILURE", http: { spec: true, status: 400 } } }) : undefined;
 }
 
 function isDocument(value: unknown): value is DocumentNode {

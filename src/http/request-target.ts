@@ -4,8 +4,8 @@ import { quotedHeader } from "./browser-safety/refusal";
 
 /** A request refused before anything reads it, and the HTTP status it answers. */
 export interface SocketRefusal {
-  status: 400 | 403;
-  code: "INVALID_HOST" | "INVALID_REQUEST_TARGET" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED";
+  status: 400 | 403 | 404;
+  code: "INVALID_HOST" | "INVALID_REQUEST_TARGET" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND";
   message: string;
 }
 

@@ -157,6 +157,14 @@ describe("graphql-ws and the socket checks", () => {
     });
   });
 
+  test("an upgrade to another path than /graphql is 404 NOT_FOUND naming where graphql-ws is (ws alone answers a bare 400)", async () => {
+    for (const path of ["/x/graphql", "/graphql/", "/"]) {
+      const answer = await rawUpgrade({}, path);
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([404, { errors: [{ message: `no WebSocket is served at ${path}: graphql-ws is at /graphql`, extensions: { code: "NOT_FOUND" } }] }]);
+    }
+    expect((await rawUpgrade({}, "/graphql?x=1")).status).toBe(101);
+  });
+
   describe("the Host header (DNS rebinding) on a loopback-bound server", () => {
     test("Host: attacker.example is refused on HTTP (403 HOST_NOT_ALLOWED) and on the upgrade, even with a valid token", async () => {
       const answer = await rawHttp({ host: `attacker.example:${port}`, authorization: `Bearer ${tokens.read}` });
@@ -192,9 +200,9 @@ describe("graphql-ws and the socket checks", () => {
     });
   }
 
-  function rawUpgrade(headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  function rawUpgrade(headers: Record<string, string>, path = "/graphql"): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, "graphql-transport-ws", { headers });
+      const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, "graphql-transport-ws", { headers });
       socket.on("unexpected-response", (_request, response) => {
         let text = "";
         response.on("data", (chunk) => (text += chunk));

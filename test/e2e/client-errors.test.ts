@@ -245,6 +245,11 @@ describe("client errors over real sockets", () => {
         [{ message: expect.stringMatching(/^The document is too complex to validate: /), extensions: { code: "DOCUMENT_TOO_COMPLEX" } }],
       ],
       [
+        "two operations and no operationName (graphql-ws alone: \"Unable to identify operation\", no code)",
+        "query A { __typename } query B { __typename }",
+        [{ message: 'The document holds 2 operations (A, B): name the one to run in "operationName".', extensions: { code: "OPERATION_RESOLUTION_FAILURE" } }],
+      ],
+      [
         "an unknown field",
         "{ nope }",
         [{ message: 'Cannot query field "nope" on type "Query". Did you mean "node" or "nodes"?', locations: [{ line: 1, column: 3 }], extensions: { code: "GRAPHQL_VALIDATION_FAILED" } }],

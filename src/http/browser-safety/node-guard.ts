@@ -1,4 +1,4 @@
-import type http from "node:http";
+import http from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "../../logger";
 import { type HostPolicy, hostAllowed, originAllowed } from "./addresses";
@@ -43,10 +43,10 @@ export function guardRequests(handler: http.RequestListener, policy: SocketPolic
   };
 }
 
-/** Answers a refused upgrade with a plain HTTP 400 or 403 and closes the socket. */
+/** Answers a refused upgrade with a plain HTTP 400, 403 or 404 and closes the socket. */
 export function refuseUpgrade(socket: Duplex, refusal: SocketRefusal): void {
   const body = refusalBody(refusal.code, refusal.message);
   socket.end(
-    `HTTP/1.1 ${refusal.status} ${refusal.status === 400 ? "Bad Request" : "Forbidden"}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status]}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
