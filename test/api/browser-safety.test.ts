@@ -75,6 +75,12 @@ describe("browser safety in open mode", () => {
         expect([method, answer.status, answer.headers.get("allow")]).toEqual([method, 405, "GET, POST"]);
         expect(answer.json).toEqual({ errors: [{ message: "GraphQL only supports GET and POST requests.", extensions: { code: "BAD_REQUEST" } }] });
       }
+      // Without the CSRF header or a body too: the method is what is wrong, not a missing header.
+      for (const method of ["PUT", "PATCH", "DELETE", "HEAD"]) {
+        const answer = await send({ method });
+        expect([method, answer.status, answer.headers.get("allow")]).toEqual([method, 405, "GET, POST"]);
+        if (method !== "HEAD") expect(answer.json.errors.map((e: any) => e.extensions.code)).toEqual(["BAD_REQUEST"]);
+      }
       expect(await storeCounts(t)).toEqual(before);
     });
 

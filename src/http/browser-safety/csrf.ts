@@ -10,12 +10,15 @@ export const CSRF_HEADERS = ["x-graphql-yoga-csrf", "authorization"] as const;
  * preflight — a GET, or a POST as a form (`application/x-www-form-urlencoded`,
  * `multipart/form-data`) or `text/plain` — must carry `x-graphql-yoga-csrf` or `Authorization`.
  * JSON POSTs are preflighted by browsers and need neither. Refused: 403 CSRF_HEADER_REQUIRED.
- * (Yoga itself answers a mutation sent by GET with 405: GET never writes.)
+ * (Yoga itself answers a mutation sent by GET with 405: GET never writes; and any other method 405.)
  */
 export function useCsrfPrevention(): Plugin {
   const inner = useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] });
   return {
     onRequestParse(payload) {
+      // Another method than GET and POST is no GraphQL request at all: Yoga answers it 405 (Allow: GET, POST),
+      // which says what is wrong; the CSRF refusal would send the caller after a header instead.
+      if (payload.request.method !== "GET" && payload.request.method !== "POST") return;
       try {
         return inner.onRequestParse!(payload);
       } catch (error) {
