@@ -61,11 +61,13 @@ export function useOpenLineageRoutes(
 ): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (url.pathname !== LINEAGE_PATH && url.pathname !== LINEAGE_BATCH_PATH) return;
+      // A trailing slash names the same route (a client's base URL and endpoint joined by hand often leave one).
+      const route = url.pathname.endsWith("/") ? url.pathname.slice(0, -1) : url.pathname;
+      if (route !== LINEAGE_PATH && route !== LINEAGE_BATCH_PATH) return;
       const json = (status: number, body: unknown, headers: Record<string, string> = {}) => fetchAPI.Response.json(body, { status, headers });
       const requestId = requestIdOf(request);
       if (request.method !== "POST") {
-        endResponse(json(405, { error: { code: "METHOD_NOT_ALLOWED", message: `${url.pathname} accepts POST only` } }, { allow: "POST" }));
+        endResponse(json(405, { error: { code: "METHOD_NOT_ALLOWED", message: `${route} accepts POST only` } }, { allow: "POST" }));
         return;
       }
       const denied = await authorize(request);
@@ -79,11 +81,11 @@ export function useOpenLineageRoutes(
         body = await readLineageBody(request);
       } catch (error) {
         if (!(error instanceof LineageBodyError)) throw error;
-        logger.info({ requestId, route: url.pathname, code: error.code, message: error.message }, "lineage request refused");
+        logger.info({ requestId, route, code: error.code, message: error.message }, "lineage request refused");
         endResponse(json(error.status, { error: { code: error.code, message: error.message, ...error.details } }));
         return;
       }
-      const batch = body.batch || url.pathname === LINEAGE_BATCH_PATH;
+      const batch = body.batch || route === LINEAGE_BATCH_PATH;
       const received: ReceivedEvent[] = [];
       const unparsable = new Map<number, string>();
       body.items.forEach((item, index) => {
@@ -111,17 +113,17 @@ export function useOpenLineageRoutes(
             : { ...ingested[next++], index },
         );
       }
-      logOutcome(logger, requestId, url.pathname, results);
+      logOutcome(logger, requestId, route, results);
       // Some events may have been stored before the database went away: the 503 still lists each one's
       // result, and a client resending the whole request gets DUPLICATE for those.
       const outage = results.some((r) => r.error?.code === "DATABASE_UNAVAILABLE");
       const retryAfter = { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) };
       if (recorded) {
         try {
-          await recorded(request, url.pathname, results);
+          await recorded(request, route, results);
         } catch (error) {
           if (!databaseOutageOf(error)) throw error;
-          if (!outage) logger.warn({ requestId, route: url.pathname }, "lineage request: its audit entry could not be written (the database is unavailable)");
+          if (!outage) logger.warn({ requestId, route }, "lineage request: its audit entry could not be written (the database is unavailable)");
         }
       }
       if (!batch) {

@@ -40,6 +40,17 @@ describe("POST /api/v1/lineage", () => {
     expect(await storedEvents(event.run.runId)).toEqual([event]);
   });
 
+  it("takes the routes with a trailing slash too (a base URL and endpoint joined by hand); one slash only", async () => {
+    const single = runEvent();
+    const one = await t.app.yoga.fetch("http://provgraph.test/api/v1/lineage/", { method: "POST", headers: JSON_HEADERS, body: JSON.stringify(single) });
+    expect([one.status, (await one.json()).status]).toEqual([201, "STORED"]);
+    const batch = await t.app.yoga.fetch("http://provgraph.test/api/v1/lineage/batch/", { method: "POST", headers: JSON_HEADERS, body: JSON.stringify([runEvent()]) });
+    expect([batch.status, (await batch.json()).stored]).toEqual([200, 1]);
+    expect(await storedEvents(single.run.runId)).toEqual([single]);
+    const other = await t.app.yoga.fetch("http://provgraph.test/api/v1/lineage//", { method: "POST", headers: JSON_HEADERS, body: JSON.stringify(runEvent()) });
+    expect(other.status).toBe(404);
+  });
+
   it("accepts a gzip-compressed body (Content-Encoding: gzip)", async () => {
     const event = runEvent();
     const answer = await postLineage(t, zlib.gzipSync(JSON.stringify(event)), { ...JSON_HEADERS, "content-encoding": "gzip" });

@@ -71,6 +71,11 @@ describe("the body gate", () => {
       expect(await send(500)).toEqual([200, "handled"]);
       expect(await send(5_000, "/other")).toEqual([200, "handled"]);
       expect([handled, queue.stats()]).toEqual([3, { running: 0, queued: 0, admitted: 1, refused: 0 }]);
+      // The same routes with a trailing slash (Yoga serves /graphql/; the lineage routes take theirs) are gated alike.
+      expect((await send(2_000, "/graphql/?x=1"))[0]).toBe(413);
+      expect(await send(500, "/api/v1/lineage/")).toEqual([200, "handled"]);
+      expect(await send(500, "/api/v1/lineage/batch/")).toEqual([200, "handled"]);
+      expect([handled, queue.stats()]).toEqual([5, { running: 0, queued: 0, admitted: 3, refused: 0 }]);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -57,7 +57,8 @@ export interface BodyAdmission {
 export function admitHeavyBodies(handler: http.RequestListener, queue: HeavyWorkQueue, options: BodyAdmission, logger: Logger): http.RequestListener {
   return (request, response) => {
     if (request.method !== "POST") return handler(request, response);
-    const path = (request.url ?? "/").split("?")[0];
+    // A trailing slash names the same route (Yoga serves /graphql/, the lineage routes take theirs): gated alike.
+    const path = (request.url ?? "/").split("?")[0].replace(/(.)\/$/, "$1");
     if (!GATED_PATHS.has(path)) return handler(request, response);
     const length = request.headers["content-length"] === undefined ? undefined : Number(request.headers["content-length"]);
     if (path === "/graphql" && length !== undefined && length > options.maxGraphQLBodyBytes) {
