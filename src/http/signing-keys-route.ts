@@ -19,8 +19,17 @@ export function useSigningKeysRoute(signer: DocumentSigner): Plugin {
         return;
       }
       const keys = signer.publicKeys();
-      if (url.searchParams.get("format") === "pem") {
-        const kid = url.searchParams.get("kid");
+      const format = url.searchParams.get("format");
+      const kid = url.searchParams.get("kid");
+      if (format !== null && format !== "pem") {
+        endResponse(fetchAPI.Response.json({ error: { code: "INVALID_ARGUMENT", message: `format: '${format.slice(0, 40)}' is not a format of a key: pem, or none for the JWK Set`, field: "format" } }, { status: 400 }));
+        return;
+      }
+      if (format === "pem" && !kid) {
+        endResponse(fetchAPI.Response.json({ error: { code: "INVALID_ARGUMENT", message: `format=pem answers one key: name it with kid=<kid> (the kids are listed at ${SIGNING_KEYS_PATH})`, field: "kid" } }, { status: 400 }));
+        return;
+      }
+      if (format === "pem") {
         const key = keys.find((k) => k.kid === kid);
         if (!key) {
           endResponse(fetchAPI.Response.json({ error: { code: "NOT_FOUND", message: `no signing key ${JSON.stringify(kid)}: list them at ${SIGNING_KEYS_PATH}`, field: "kid" } }, { status: 404 }));

@@ -202,6 +202,14 @@ describe("evidence a regulator can rely on", () => {
     expect(keys.json.keys).toEqual([{ kty: "OKP", crv: "Ed25519", x: expect.any(String), kid: p.signature.keyId, alg: "EdDSA", use: "sig", status: "current", pem: expect.stringMatching(/^-----BEGIN PUBLIC KEY-----/) }]);
     expect(keys.json.keys[0].pem).toBe(String(createPublicKey(key).export({ format: "pem", type: "spki" })));
     const publicPem = (await t.send({ token: null, path: `/api/v1/signing-keys?kid=${p.signature.keyId}&format=pem` })).text;
+    // A PEM is one key's: without a kid, with an unknown one, or in a format there is none of, the answer says so.
+    const refusals = await Promise.all(["?format=pem", "?format=pem&kid=nope", "?format=xml"].map((query) => t.send({ token: null, path: `/api/v1/signing-keys${query}` })));
+    expect(refusals.map((answer) => [answer.status, answer.json.error.code, answer.json.error.field])).toEqual([
+      [400, "INVALID_ARGUMENT", "kid"],
+      [404, "NOT_FOUND", "kid"],
+      [400, "INVALID_ARGUMENT", "format"],
+    ]);
+    expect(refusals[0].json.error.message).toBe("format=pem answers one key: name it with kid=<kid> (the kids are listed at /api/v1/signing-keys)");
 
     // What a regulator does by hand: split the JWS, check the signature over header.payload with the public key.
     const [header, payload, signature] = p.signature.jws.split(".");
