@@ -18,7 +18,12 @@ export const READINESS_TIMEOUT_MS = 2_000;
  */
 export function useHealthChecks(database: Database, options: { onUnavailable?: (error: unknown) => void; heavyWork?: () => AdmissionStats; feeds?: () => FeedSharingStatus; eventLoop?: () => EventLoopDelay | undefined } = {}): Plugin {
   return {
-    async onRequest({ url, endResponse, fetchAPI }) {
+    async onRequest({ url, request, endResponse, fetchAPI }) {
+      if (url.pathname !== "/healthz" && url.pathname !== "/readyz") return;
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        endResponse(fetchAPI.Response.json({ error: { code: "METHOD_NOT_ALLOWED", message: `${url.pathname} accepts GET only` } }, { status: 405, headers: { allow: "GET, HEAD" } }));
+        return;
+      }
       if (url.pathname === "/healthz") {
         endResponse(fetchAPI.Response.json({ status: "ok" }));
       } else if (url.pathname === "/readyz") {

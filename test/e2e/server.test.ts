@@ -51,6 +51,12 @@ describe("provgraph as a process", () => {
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
     expect((await ready.json()).status).toBe("ready");
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`, { method: "HEAD" })).status).toBe(200);
+    // A probe is a GET: another method is 405, not an answer.
+    for (const path of ["/healthz", "/readyz"]) {
+      const posted = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST" });
+      expect([posted.status, posted.headers.get("allow"), (await posted.json()).error.code]).toEqual([405, "GET, HEAD", "METHOD_NOT_ALLOWED"]);
+    }
   });
 
   test("answers GraphQL over graphql-ws on the same port and path", async () => {
