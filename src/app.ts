@@ -168,6 +168,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   let eventLoop: ReturnType<typeof watchEventLoop> | undefined;
   const cpuPhaseMarks = cpuPhasePlugins();
   heavyWork = new HeavyWorkQueue({ concurrency: config.heavyConcurrency, queueDepth: config.heavyQueueDepth, maxWaitMs: config.heavyQueueWaitMs });
+  // Every heavy body /graphql and the lineage routes read must keep this pace (src/http/bounded-body.ts).
+  const bodyPace = { minBytesPerSecond: config.bodyMinBytesPerSecond, graceMs: config.bodyPaceGraceMs, fromBytes: config.heavyBodyBytes };
   const yoga: Yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -213,13 +215,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       useRequestPurpose(),
       useCsrfPrevention(),
       useIntrospection(introspection),
-      useOpenLineageRoutes(openLineage.ingestor, logger, options.authorizeLineage ?? authorizeLineageWrites(auth), auditLineageWrites(auth), (request) => actorOfPrincipal(principalOf(request))),
+      useOpenLineageRoutes(openLineage.ingestor, logger, {
+        authorize: options.authorizeLineage ?? authorizeLineageWrites(auth),
+        recorded: auditLineageWrites(auth),
+        actorOf: (request) => actorOfPrincipal(principalOf(request)),
+        bodyPace,
+      }),
       useEvidenceRoute(services.compliance, services.heavyReads, auth, logger, heavyWork),
       // The last route: any other path is 404 NOT_FOUND, and only /graphql serves GraphQL.
       useUnknownRoutes(),
       useRequestLog(logger, schema),
       // Bodies and query strings parsed within their size and nesting bounds, before anything is built from them.
-      useBoundedGraphQLBodies({ maxBytes: config.graphqlMaxBodyBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting }, {
+      useBoundedGraphQLBodies({ maxBytes: config.graphqlMaxBodyBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting, pace: bodyPace }, {
         // A filed evidence document (megabytes) goes to the heavy-read thread that verifies it as text, checked there.
         arguments: [{ field: "verifyEvidence", argument: "document" }],
         minChars: RAW_JSON_MIN_CHARS,

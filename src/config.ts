@@ -77,6 +77,9 @@ export interface Config {
   heavyBodyBytes: number;
   /** /graphql bodies declared larger are refused with 413. */
   graphqlMaxBodyBytes: number;
+  /** Bodies (/graphql, the lineage routes) must arrive at this many bytes a second on average, after bodyPaceGraceMs; 0: no pace. */
+  bodyMinBytesPerSecond: number;
+  bodyPaceGraceMs: number;
   /** A graphql-ws message larger is refused: the socket is closed (1009) before the message is parsed. */
   wsMaxMessageBytes: number;
   /**
@@ -175,6 +178,8 @@ export function loadConfig(env: Env = process.env): Config {
     heavyQueueWaitMs: parseInteger("HEAVY_QUEUE_WAIT_MS", env.HEAVY_QUEUE_WAIT_MS, 30_000, 1, 3_600_000),
     heavyBodyBytes: parseInteger("HEAVY_BODY_BYTES", env.HEAVY_BODY_BYTES, 256 * 1024, 1, 1024 * 1024 * 1024),
     graphqlMaxBodyBytes: parseInteger("GRAPHQL_MAX_BODY_BYTES", env.GRAPHQL_MAX_BODY_BYTES, 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    bodyMinBytesPerSecond: parseInteger("BODY_MIN_BYTES_PER_SECOND", env.BODY_MIN_BYTES_PER_SECOND, 32 * 1024, 0, 1024 * 1024 * 1024),
+    bodyPaceGraceMs: parseInteger("BODY_PACE_GRACE_MS", env.BODY_PACE_GRACE_MS, 10_000, 100, 300_000),
     wsMaxMessageBytes: parseInteger("WS_MAX_MESSAGE_BYTES", env.WS_MAX_MESSAGE_BYTES, 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     heavyReadThreads: parseInteger("HEAVY_READ_THREADS", env.HEAVY_READ_THREADS, DEFAULT_HEAVY_READ_THREADS, 0, 64),
     queryBudgetMs: parseInteger("QUERY_BUDGET_MS", env.QUERY_BUDGET_MS, 30_000, 100, 3_600_000),

@@ -4,7 +4,7 @@ import { limitError } from "../limits";
 import { jsonTextNestsDeeper } from "../limits/json-nesting";
 import { RawJsonText } from "../services/raw-json-text";
 import { yieldToEventLoop } from "../services/recording/yield";
-import { type BodyBounds, BodyBoundError, readBoundedBody } from "./bounded-body";
+import { BodyArrivalError, type BodyBounds, BodyBoundError, readBoundedBody } from "./bounded-body";
 import { type RawJsonArgument, splitRawJsonVariables } from "./raw-json-variables";
 
 /** What Yoga's request parsers hand on: the GraphQL parameters of one request. */
@@ -130,6 +130,11 @@ async function read(request: Request, bounds: BodyBounds): Promise<Buffer> {
   try {
     return await readBoundedBody(request, bounds);
   } catch (error) {
+    if (error instanceof BodyArrivalError) {
+      // Not a well-formed request: its status whatever the Accept header; a slow one's connection closes behind the answer.
+      const headers = error.code === "BODY_TOO_SLOW" ? { connection: "close" } : undefined;
+      throw createGraphQLError(error.message, { extensions: { code: error.code, ...error.details, http: { status: error.status, ...(headers ? { headers } : {}) } } });
+    }
     if (!(error instanceof BodyBoundError)) throw error;
     if (error.code === "JSON_TOO_DEEP") throw tooDeep(bounds.maxNesting);
     throw limitError("PAYLOAD_TOO_LARGE", `the body is more than ${bounds.maxBytes} bytes; at most ${bounds.maxBytes} are accepted (GRAPHQL_MAX_BODY_BYTES)`, { limit: bounds.maxBytes });

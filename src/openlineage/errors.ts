@@ -44,8 +44,8 @@ export class EventTooDeepError extends DomainError {
  */
 export class LineageBodyError extends DomainError {
   constructor(
-    readonly code: "INVALID_JSON" | "INVALID_GZIP" | "PAYLOAD_TOO_LARGE" | "JSON_TOO_DEEP" | "UNSUPPORTED_ENCODING" | "EMPTY_BODY" | "TOO_MANY_EVENTS" | "NOT_AN_EVENT_LIST",
-    readonly status: 400 | 413 | 415,
+    readonly code: "INVALID_JSON" | "INVALID_GZIP" | "PAYLOAD_TOO_LARGE" | "JSON_TOO_DEEP" | "UNSUPPORTED_ENCODING" | "EMPTY_BODY" | "TOO_MANY_EVENTS" | "NOT_AN_EVENT_LIST" | "BODY_TOO_SLOW" | "BODY_INCOMPLETE",
+    readonly status: 400 | 408 | 413 | 415,
     message: string,
     details: Record<string, unknown> = {},
   ) {

@@ -1,4 +1,4 @@
-import { BodyBoundError, BodyEncodingError, readBoundedBody } from "../http/bounded-body";
+import { BodyArrivalError, type BodyPace, BodyBoundError, BodyEncodingError, readBoundedBody } from "../http/bounded-body";
 import { REQUEST_LIMITS } from "../limits/request-limits";
 import { LineageBodyError } from "./errors";
 import type { ReceivedEvent } from "./ingestor";
@@ -20,7 +20,7 @@ const NDJSON_TYPES = ["application/x-ndjson", "application/ndjson", "application
  * stops inflating there; a single event over the per-event limit likewise. JSON nesting deeper than
  * maxBodyNesting is refused (400 JSON_TOO_DEEP) the same way, before anything is parsed.
  */
-export async function readLineageBody(request: Request): Promise<LineageRequestBody> {
+export async function readLineageBody(request: Request, pace?: BodyPace): Promise<LineageRequestBody> {
   const { maxBatchBytes, maxEventBytes, maxBatchEvents } = OPENLINEAGE_LIMITS;
   const encoding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
   if (!["identity", "gzip", "x-gzip", ""].includes(encoding)) {
@@ -32,9 +32,10 @@ export async function readLineageBody(request: Request): Promise<LineageRequestB
   let bytes: Buffer;
   try {
     // Size (as sent and once inflated) and JSON nesting are checked on the raw bytes as they arrive, before anything is parsed.
-    bytes = await readBoundedBody(request, { maxBytes: maxBatchBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting }, { gzip });
+    bytes = await readBoundedBody(request, { maxBytes: maxBatchBytes, maxNesting: REQUEST_LIMITS.maxBodyNesting, pace }, { gzip });
   } catch (error) {
     if (error instanceof BodyEncodingError) throw new LineageBodyError("INVALID_GZIP", 400, error.message);
+    if (error instanceof BodyArrivalError) throw new LineageBodyError(error.code, error.status, error.message, error.details);
     if (!(error instanceof BodyBoundError)) throw error;
     if (error.code === "JSON_TOO_DEEP") throw new LineageBodyError("JSON_TOO_DEEP", 400, error.message, error.details);
     throw new LineageBodyError("PAYLOAD_TOO_LARGE", 413, gzip ? `the gzip body inflates to more than ${maxBatchBytes} bytes; at most ${maxBatchBytes} are accepted` : error.message, { limit: maxBatchBytes });

@@ -6,6 +6,7 @@ import type { RecordingActor } from "../services/recording";
 import { LineageBodyError } from "./errors";
 import type { EventError, EventResult, OpenLineageIngestor, ReceivedEvent } from "./ingestor";
 import { readLineageBody } from "./request-body";
+import type { BodyPace } from "../http/bounded-body";
 import { markCpuPhase } from "../cpu-phases";
 
 /** Where OpenLineage's HTTP transport posts (its default endpoint), and the batch form. */
@@ -45,6 +46,17 @@ export function httpStatusOf(error: EventError): number {
   }
 }
 
+export interface LineageRouteOptions {
+  /** Who may write (the write scope; every request when absent). */
+  authorize?: AuthorizeLineageRequest;
+  /** Told of each request's results (the audit log). */
+  recorded?: LineageRequestRecorded;
+  /** The recording actor a request acts as. */
+  actorOf?: (request: Request) => RecordingActor | undefined;
+  /** The pace a body must keep (BODY_MIN_BYTES_PER_SECOND). */
+  bodyPace?: BodyPace;
+}
+
 /**
  * POST /api/v1/lineage (one event, as OpenLineage clients send to Marquez: 201 when stored; or a
  * batch as a JSON array or NDJSON) and POST /api/v1/lineage/batch: a Yoga plugin, so in-process
@@ -52,13 +64,8 @@ export function httpStatusOf(error: EventError): number {
  * or 207 when any was refused). Every refusal says why (code, message, JSON pointer, reason), never
  * with a stack; a request with refusals leaves one info line in the log, our faults an error line each.
  */
-export function useOpenLineageRoutes(
-  ingestor: OpenLineageIngestor,
-  logger: Logger,
-  authorize: AuthorizeLineageRequest = allowEveryRequest,
-  recorded?: LineageRequestRecorded,
-  actorOf: (request: Request) => RecordingActor | undefined = () => undefined,
-): Plugin {
+export function useOpenLineageRoutes(ingestor: OpenLineageIngestor, logger: Logger, options: LineageRouteOptions = {}): Plugin {
+  const { authorize = allowEveryRequest, recorded, actorOf = () => undefined, bodyPace } = options;
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       // A trailing slash names the same route (a client's base URL and endpoint joined by hand often leave one).
@@ -78,11 +85,12 @@ export function useOpenLineageRoutes(
       let body;
       markCpuPhase("http");
       try {
-        body = await readLineageBody(request);
+        body = await readLineageBody(request, bodyPace);
       } catch (error) {
         if (!(error instanceof LineageBodyError)) throw error;
         logger.info({ requestId, route, code: error.code, message: error.message }, "lineage request refused");
-        endResponse(json(error.status, { error: { code: error.code, message: error.message, ...error.details } }));
+        // A body too slow to wait for: the connection closes behind the answer, the rest unread.
+        endResponse(json(error.status, { error: { code: error.code, message: error.message, ...error.details } }, error.code === "BODY_TOO_SLOW" ? { connection: "close" } : {}));
         return;
       }
       const batch = body.batch || route === LINEAGE_BATCH_PATH;

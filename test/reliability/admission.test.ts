@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import { admitHeavyBodies, HeavyWorkQueue, OverloadedError } from "../../src/http/admission";
 import { createLogger } from "../../src/logger";
 import { draft, RECORD_EXECUTION, REGISTER_OPERATION } from "../support/recording";
@@ -154,7 +155,8 @@ describe("admission control of heavy work (a server process, HEAVY_CONCURRENCY=2
   beforeAll(async () => {
     const database = await createTestDatabaseUrl();
     drop = database.drop;
-    server = await startServer({ DATABASE_URL: database.url, PORT: "0", HEAVY_CONCURRENCY: String(CONCURRENCY), HEAVY_QUEUE_DEPTH: String(DEPTH), HEAVY_BODY_BYTES: "65536" });
+    // The held uploads stall on purpose for as long as the test needs them (the pace has its own test, below).
+    server = await startServer({ DATABASE_URL: database.url, PORT: "0", HEAVY_CONCURRENCY: String(CONCURRENCY), HEAVY_QUEUE_DEPTH: String(DEPTH), HEAVY_BODY_BYTES: "65536", BODY_PACE_GRACE_MS: "300000" });
     origin = new URL(server.url).origin;
     await post({ query: REGISTER_OPERATION, variables: { input: { name: "gen", version: "1", kind: "CREATOR", inputs: [], outputs: [{ role: "sample", artifactType: "csv", inferLineageFrom: { inputs: [] } }] } } });
     const seeded = await post({ query: RECORD_EXECUTION, variables: { input: { operation: "gen", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: [draft("root.csv")] }] } } });
@@ -227,4 +229,87 @@ describe("admission control of heavy work (a server process, HEAVY_CONCURRENCY=2
     // Beside CPU-bound heavy work on a shared 2-core machine a probe waits for the turn in progress: a generous bound.
     expect(sorted[sorted.length - 1]).toBeLessThan(2_000);
   }, 120_000);
+});
+
+/**
+ * A body that stalls must not hold its turn of the heavy work: a few clients trickling bodies would
+ * otherwise keep every graph read waiting until Node's request timeout (5 minutes) for almost no
+ * bandwidth. A server process with one heavy turn and a pace grace of 0.5 s.
+ */
+describe("a body's pace (a server process, HEAVY_CONCURRENCY=1, BODY_PACE_GRACE_MS=500)", () => {
+  let server: ServerProcess;
+  let origin: string;
+  let port: number;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const database = await createTestDatabaseUrl();
+    drop = database.drop;
+    server = await startServer({ DATABASE_URL: database.url, PORT: "0", HEAVY_CONCURRENCY: "1", HEAVY_QUEUE_DEPTH: "4", HEAVY_BODY_BYTES: "1024", BODY_PACE_GRACE_MS: "500" });
+    origin = new URL(server.url).origin;
+    port = Number(new URL(server.url).port);
+  }, 180_000);
+  afterAll(async () => {
+    if (server?.child.exitCode === null) {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+    await drop?.();
+  });
+
+  /** Headers declaring a 100,000-byte body, `sent` of it, then nothing: what the server answers, and when. */
+  const stalled = (path: string, sent: string, cutAfterMs?: number) =>
+    new Promise<{ ms: number; head: string; body: string }>((resolve, reject) => {
+      const started = performance.now();
+      const socket = net.connect(port, "127.0.0.1", () => {
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n${sent}`);
+        if (cutAfterMs !== undefined) setTimeout(() => socket.destroy(), cutAfterMs);
+      });
+      let text = "";
+      socket.on("data", (chunk) => (text += chunk));
+      socket.on("error", reject);
+      socket.on("close", () => {
+        const [head, body = ""] = text.split("\r\n\r\n");
+        resolve({ ms: performance.now() - started, head, body });
+      });
+      setTimeout(() => socket.destroy(), 20_000);
+    });
+  const heavyWork = async () => ((await (await fetch(`${origin}/readyz`)).json()) as any).heavyWork;
+
+  test("a stalled /graphql body is answered 408 BODY_TOO_SLOW and the connection closed, its turn given back; a stalled lineage body likewise", async () => {
+    const sent = `{"query":"{ __typename }","variables":{"x":"${"a".repeat(2_000)}`;
+    const graphql = await stalled("/graphql", sent);
+    expect(graphql.head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(graphql.head.toLowerCase()).toContain("connection: close");
+    expect(JSON.parse(graphql.body).errors).toEqual([
+      {
+        message: expect.stringMatching(new RegExp(`^the body arrived at \\d+ bytes/s \\(${sent.length} bytes in \\d+\\.\\d s\\); at least 32768 bytes/s are required after the first 0\\.5 s \\(BODY_MIN_BYTES_PER_SECOND\\)$`)),
+        extensions: { code: "BODY_TOO_SLOW", receivedBytes: sent.length, limit: 32768 },
+      },
+    ]);
+    // Closed by the server, well before the client's own 20 s.
+    expect(graphql.ms).toBeLessThan(10_000);
+
+    const lineage = await stalled("/api/v1/lineage", "[".repeat(10));
+    expect(lineage.head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(lineage.head.toLowerCase()).toContain("connection: close");
+    expect(JSON.parse(lineage.body).error).toMatchObject({ code: "BODY_TOO_SLOW", receivedBytes: 10, limit: 32768 });
+    expect(lineage.ms).toBeLessThan(10_000);
+
+    // The one heavy turn is free again: a heavy body runs at once.
+    expect(await heavyWork()).toMatchObject({ running: 0, queued: 0, refused: 0 });
+    const heavy = await fetch(`${origin}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ __typename }", variables: { x: "a".repeat(5_000) } }) });
+    expect([heavy.status, await heavy.json()]).toEqual([200, { data: { __typename: "Query" } }]);
+  }, 60_000);
+
+  test("a body the client cuts off mid-way is logged as BODY_INCOMPLETE at info, not as the database being unavailable", async () => {
+    const from = server.output().length;
+    await stalled("/graphql", `{"query":"{ __typename }","variables":{"x":"${"a".repeat(3_000)}`, 100);
+    const deadline = Date.now() + 10_000;
+    while (!server.output().slice(from).includes("BODY_INCOMPLETE") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const lines = server.output().slice(from).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    expect(lines.filter((line) => line.codes)).toEqual([expect.objectContaining({ level: 30, codes: { BODY_INCOMPLETE: 1 }, msg: "request answered with client errors" })]);
+    expect(server.output().slice(from)).not.toContain("DATABASE_UNAVAILABLE");
+    expect(await heavyWork()).toMatchObject({ running: 0, queued: 0 });
+  }, 30_000);
 });

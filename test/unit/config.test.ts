@@ -31,6 +31,8 @@ describe("configuration from the environment", () => {
       heavyQueueWaitMs: 30_000,
       heavyBodyBytes: 262_144,
       graphqlMaxBodyBytes: 52_428_800,
+      bodyMinBytesPerSecond: 32_768,
+      bodyPaceGraceMs: 10_000,
       heapGrowthPercent: 20,
       gcMarking: "auto",
       wsMaxMessageBytes: 10_485_760,
@@ -118,6 +120,12 @@ describe("configuration from the environment", () => {
     const config = loadConfig({ HEAVY_CONCURRENCY: "2", HEAVY_QUEUE_DEPTH: "0", HEAVY_QUEUE_WAIT_MS: "500", HEAVY_BODY_BYTES: "1024", GRAPHQL_MAX_BODY_BYTES: "2048" });
     expect(config).toMatchObject({ heavyConcurrency: 2, heavyQueueDepth: 0, heavyQueueWaitMs: 500, heavyBodyBytes: 1024, graphqlMaxBodyBytes: 2048 });
     expect(() => loadConfig({ HEAVY_CONCURRENCY: "0" })).toThrow("invalid configuration: HEAVY_CONCURRENCY must be between 1 and 1000, got 0");
+  });
+
+  test("a body's pace: BODY_MIN_BYTES_PER_SECOND (0: none), BODY_PACE_GRACE_MS", () => {
+    expect(loadConfig({ BODY_MIN_BYTES_PER_SECOND: "0", BODY_PACE_GRACE_MS: "500" })).toMatchObject({ bodyMinBytesPerSecond: 0, bodyPaceGraceMs: 500 });
+    expect(() => loadConfig({ BODY_MIN_BYTES_PER_SECOND: "-1" })).toThrow("invalid configuration: BODY_MIN_BYTES_PER_SECOND must be a whole number, got '-1'");
+    expect(() => loadConfig({ BODY_PACE_GRACE_MS: "10" })).toThrow("invalid configuration: BODY_PACE_GRACE_MS must be between 100 and 300000, got 10");
   });
 
   test("heavy reads: HEAVY_READ_THREADS (default one per core beyond the event loop's, 1 to 4; 0 = on the event loop), QUERY_BUDGET_MS, RESULT_MAX_NODES, WS_MAX_MESSAGE_BYTES", () => {
