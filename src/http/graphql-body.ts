@@ -1,4 +1,4 @@
-import { isAscii } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { createGraphQLError, type Plugin } from "graphql-yoga";
 import { limitError } from "../limits";
 import { jsonTextNestsDeeper } from "../limits/json-nesting";
@@ -107,8 +107,15 @@ function namesRawArgument(text: string, rawJson: RawJsonVariables): boolean {
 }
 
 /** UTF-8 bytes as text: ASCII (what JSON mostly is) is decoded as Latin-1, the same text many times faster. */
+/**
+ * A body's text. GraphQL over HTTP bodies are UTF-8: bytes that are not are refused (decoded, they
+ * would turn into U+FFFD and be recorded so, silently). A leading byte order mark is no part of the
+ * text (RFC 8259 lets a parser ignore it; the lineage routes do).
+ */
 function textOf(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
+  if (isAscii(bytes)) return bytes.toString("latin1");
+  if (!isUtf8(bytes)) throw createGraphQLError("the body is not UTF-8 text: GraphQL over HTTP bodies are UTF-8", { extensions: { code: "BAD_REQUEST", http: { status: 400 } } });
+  return bytes.toString("utf8", bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
 }
 
 /** A query string's or form's GraphQL parameters, its JSON ones checked for nesting before they are parsed. */

@@ -331,6 +331,19 @@ describe("bad input: a documented code, never a server fault", () => {
       expect([asJson.status, asGraphQLResponse.status]).toEqual([400, 400]);
       expect(asJson.text).toBe('{"errors":[{"message":"POST body sent invalid JSON.","extensions":{"code":"BAD_REQUEST"}}]}');
     });
+
+    test("a body that is not UTF-8 is BAD_REQUEST, nothing written (decoded, its bytes became U+FFFD and were recorded so); a leading byte order mark is read past", async () => {
+      const post = (bytes: Buffer) => t.app.yoga.fetch("http://provgraph.test/graphql", { method: "POST", headers: { "content-type": "application/json" }, body: bytes });
+      const before = await tableCounts(t);
+      const mutation = `mutation { registerOperation(input: { name: "caf\u00e9", version: "1", kind: CREATOR, inputs: [], outputs: [{ role: "o", artifactType: "csv", inferLineageFrom: { inputs: [] } }] }) { __typename } }`;
+      // "café" in Latin-1: the é is the byte 0xE9, not UTF-8.
+      const latin1 = Buffer.from(JSON.stringify({ query: mutation }), "latin1");
+      const refused = await post(latin1);
+      expect([refused.status, await refused.json()]).toEqual([400, { errors: [{ message: "the body is not UTF-8 text: GraphQL over HTTP bodies are UTF-8", extensions: { code: "BAD_REQUEST" } }] }]);
+      expect(await tableCounts(t)).toEqual(before);
+      const withBom = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ query: "{ __typename }" }))]));
+      expect([withBom.status, await withBom.json()]).toEqual([200, { data: { __typename: "Query" } }]);
+    });
   });
 
   test("roles named like Object.prototype's members are roles like any other, never the prototype's (fuzz seed 664309)", async () => {
