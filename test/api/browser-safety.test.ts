@@ -210,6 +210,13 @@ describe("GraphiQL and introspection beyond loopback", () => {
         ]);
       }
       expect((await t.gqlAs(t.adminToken, "{ __typename }")).data).toEqual({ __typename: "Query" });
+      // Nor do misspelt names get suggestions, which would spell the schema out one guess at a time.
+      const misspelt = await t.gqlAs(t.adminToken, "{ artifactz executions(frist: 1) { edges { cursor } } }");
+      expect(misspelt.errors!.map((e) => e.message)).toEqual(
+        on
+          ? ['Cannot query field "artifactz" on type "Query". Did you mean "artifact" or "artifacts"?', 'Unknown argument "frist" on field "Query.executions". Did you mean "first" or "last"?']
+          : ['Cannot query field "artifactz" on type "Query".', 'Unknown argument "frist" on field "Query.executions".'],
+      );
     });
   });
 });
