@@ -1,4 +1,4 @@
-import { Lexer, Source, type Token, TokenKind } from "graphql";
+import { type DocumentNode, Kind, Lexer, Source, type Token, TokenKind } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { formatCount, limitError } from "./limit-error";
 import { REQUEST_LIMITS } from "./request-limits";
@@ -45,11 +45,27 @@ function firstTokenTooDeep(source: string, maxNesting: number): Token | undefine
   return undefined;
 }
 
-/** checkDocumentShape on every document Yoga parses, over HTTP and graphql-ws. */
+/** TOO_MANY_OPERATIONS for a parsed document defining more than maxOperations operations. */
+export function checkOperationCount(document: DocumentNode): void {
+  let operations = 0;
+  for (const definition of document.definitions) if (definition.kind === Kind.OPERATION_DEFINITION) operations += 1;
+  if (operations > REQUEST_LIMITS.maxOperations) {
+    throw limitError(
+      "TOO_MANY_OPERATIONS",
+      `The document defines ${formatCount(operations)} operations; at most ${formatCount(REQUEST_LIMITS.maxOperations)} are accepted in one document (a request runs one of them).`,
+      { limit: REQUEST_LIMITS.maxOperations, found: operations },
+    );
+  }
+}
+
+/** checkDocumentShape on every document Yoga parses, over HTTP and graphql-ws, and checkOperationCount once it is parsed. */
 export function useDocumentShapeLimits(): Plugin {
   return {
     onParse({ params }) {
       checkDocumentShape(typeof params.source === "string" ? params.source : params.source.body);
+      return ({ result }) => {
+        if (result && typeof result === "object" && (result as DocumentNode).kind === Kind.DOCUMENT) checkOperationCount(result as DocumentNode);
+      };
     },
   };
 }

@@ -4,6 +4,7 @@ import { GraphQLError, type ASTNode } from "graphql";
 export type LimitCode =
   | "DOCUMENT_TOO_LARGE"
   | "TOO_MANY_TOKENS"
+  | "TOO_MANY_OPERATIONS"
   | "QUERY_TOO_DEEP"
   | "TOO_MANY_ALIASES"
   | "QUERY_TOO_COSTLY"

@@ -16,6 +16,12 @@ export const REQUEST_LIMITS = {
   maxDocumentNesting: 128,
   /** Lexical tokens in the document (graphql-armor max-tokens, while parsing). */
   maxTokens: 10_000,
+  /**
+   * Operations (queries, mutations, subscriptions) defined in one document, checked once it is parsed:
+   * graphql-js validates each against the whole document, so a document of thousands holds the event
+   * loop for a tenth of a second or more, and a client runs one of them per request anyway.
+   */
+  maxOperations: 100,
   /** Fields nested in one another (graphql-armor max-depth; fragments are not levels). */
   maxDepth: 15,
   /** Aliased fields in one operation, fragments included (graphql-armor max-aliases). */

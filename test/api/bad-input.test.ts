@@ -163,6 +163,14 @@ describe("bad input: a documented code, never a server fault", () => {
       expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 400]);
     });
 
+    test("a document defining more than 100 operations is TOO_MANY_OPERATIONS (graphql-js validates each against the whole document: 1,900 held the event loop 90-330 ms)", async () => {
+      const operations = (n: number) => JSON.stringify({ query: Array.from({ length: n }, (_, i) => `query Q${i} { q${i}: __typename }`).join(" "), operationName: "Q7" });
+      expect((await send(operations(100))).json).toEqual({ data: { q7: "Query" } });
+      const { asJson, asGraphQLResponse } = await expectRefused(operations(101), ["TOO_MANY_OPERATIONS"], "The document defines 101 operations; at most 100 are accepted in one document (a request runs one of them).");
+      expect([asJson.status, asGraphQLResponse.status]).toEqual([200, 400]);
+      expect(asJson.json.errors![0].extensions).toEqual({ code: "TOO_MANY_OPERATIONS", limit: 100, found: 101 });
+    });
+
     test("a document over 100,000 characters is DOCUMENT_TOO_LARGE, before parsing", async () => {
       const document = `{ __typename }${" ".repeat(REQUEST_LIMITS.maxDocumentLength)}`;
       await expectRefused(request(document), ["DOCUMENT_TOO_LARGE"], "The document is 100,014 characters long; at most 100,000 are accepted. Pass large inputs as variables.");
