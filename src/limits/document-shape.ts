@@ -45,10 +45,18 @@ function firstTokenTooDeep(source: string, maxNesting: number): Token | undefine
   return undefined;
 }
 
-/** TOO_MANY_OPERATIONS for a parsed document defining more than maxOperations operations. */
-export function checkOperationCount(document: DocumentNode): void {
+/**
+ * TOO_MANY_OPERATIONS or TOO_MANY_FRAGMENTS for a parsed document defining more than maxOperations
+ * operations or maxFragments fragments: what graphql-js's validation costs grows with their number
+ * (each operation against the whole document; each pair of fragments spread in one selection).
+ */
+export function checkDefinitionCounts(document: DocumentNode): void {
   let operations = 0;
-  for (const definition of document.definitions) if (definition.kind === Kind.OPERATION_DEFINITION) operations += 1;
+  let fragments = 0;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) operations += 1;
+    else if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments += 1;
+  }
   if (operations > REQUEST_LIMITS.maxOperations) {
     throw limitError(
       "TOO_MANY_OPERATIONS",
@@ -56,15 +64,22 @@ export function checkOperationCount(document: DocumentNode): void {
       { limit: REQUEST_LIMITS.maxOperations, found: operations },
     );
   }
+  if (fragments > REQUEST_LIMITS.maxFragments) {
+    throw limitError(
+      "TOO_MANY_FRAGMENTS",
+      `The document defines ${formatCount(fragments)} fragments; at most ${formatCount(REQUEST_LIMITS.maxFragments)} are accepted in one document.`,
+      { limit: REQUEST_LIMITS.maxFragments, found: fragments },
+    );
+  }
 }
 
-/** checkDocumentShape on every document Yoga parses, over HTTP and graphql-ws, and checkOperationCount once it is parsed. */
+/** checkDocumentShape on every document Yoga parses, over HTTP and graphql-ws, and checkDefinitionCounts once it is parsed. */
 export function useDocumentShapeLimits(): Plugin {
   return {
     onParse({ params }) {
       checkDocumentShape(typeof params.source === "string" ? params.source : params.source.body);
       return ({ result }) => {
-        if (result && typeof result === "object" && (result as DocumentNode).kind === Kind.DOCUMENT) checkOperationCount(result as DocumentNode);
+        if (result && typeof result === "object" && (result as DocumentNode).kind === Kind.DOCUMENT) checkDefinitionCounts(result as DocumentNode);
       };
     },
   };
