@@ -162,13 +162,7 @@ describe("admission control of heavy work (a server process, HEAVY_CONCURRENCY=2
     const seeded = await post({ query: RECORD_EXECUTION, variables: { input: { operation: "gen", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: [draft("root.csv")] }] } } });
     root = seeded.json.data.recordExecution.execution.outputs[0].artifact.id;
   }, 180_000);
-  afterAll(async () => {
-    if (server?.child.exitCode === null) {
-      server.child.kill("SIGTERM");
-      await server.exited;
-    }
-    await drop?.();
-  });
+  afterAll(() => stopServer(server, drop));
 
   test("with the queue full: probes answer, light requests run, every further heavy request is refused at once; then the held ones complete", async () => {
     const held = Array.from({ length: CONCURRENCY + DEPTH }, (_, i) => slowUpload(origin, JSON.stringify(recording(`held_${i}`))));
@@ -249,13 +243,7 @@ describe("a body's pace (a server process, HEAVY_CONCURRENCY=1, BODY_PACE_GRACE_
     origin = new URL(server.url).origin;
     port = Number(new URL(server.url).port);
   }, 180_000);
-  afterAll(async () => {
-    if (server?.child.exitCode === null) {
-      server.child.kill("SIGTERM");
-      await server.exited;
-    }
-    await drop?.();
-  });
+  afterAll(() => stopServer(server, drop));
 
   /** Headers declaring a 100,000-byte body, `sent` of it, then nothing: what the server answers, and when. */
   const stalled = (path: string, sent: string, cutAfterMs?: number) =>
@@ -313,3 +301,12 @@ describe("a body's pace (a server process, HEAVY_CONCURRENCY=1, BODY_PACE_GRACE_
     expect(await heavyWork()).toMatchObject({ running: 0, queued: 0 });
   }, 30_000);
 });
+
+/** Stops a server process of these suites (if it still runs) and drops its database. */
+async function stopServer(server: ServerProcess | undefined, drop: (() => Promise<void>) | undefined): Promise<void> {
+  if (server?.child.exitCode === null) {
+    server.child.kill("SIGTERM");
+    await server.exited;
+  }
+  await drop?.();
+}
