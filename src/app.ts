@@ -17,7 +17,7 @@ import { REQUEST_LIMITS, useRequestLimits } from "./limits";
 import { useBoundedGraphQLBodies } from "./http/graphql-body";
 import { corsOptions, guardRequests, isLoopbackAddress, type SocketPolicy, useCsrfPrevention, useIntrospection, useOriginCheck } from "./http/browser-safety";
 import { useOperationChoice } from "./http/operation-choice";
-import { GRAPHQL_PATH, useUnknownRoutes } from "./http/unknown-route";
+import { GRAPHQL_PATH, isGraphQLPath, useUnknownRoutes } from "./http/unknown-route";
 import { useEvidenceRoute } from "./http/evidence-route";
 import { useSigningKeysRoute } from "./http/signing-keys-route";
 import { useExplorer } from "./http/explorer-route";
@@ -176,7 +176,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     landingPage: false,
     // No file uploads: a multipart body would be parsed by Yoga without the bounds below.
     multipart: false,
-    graphiql: graphiql ? { subscriptionsProtocol: "WS", title: "provgraph" } : false,
+    // Only at /graphql itself: Yoga's GraphiQL answers a browser at any path that merely ends in it.
+    graphiql: graphiql ? (request: Request) => (isGraphQLPath(new URL(request.url).pathname) ? { subscriptionsProtocol: "WS" as const, title: "provgraph" } : false) : false,
     renderGraphiQL: renderLocalGraphiQL,
     cors: corsOptions(corsOrigins) as Parameters<typeof createYoga>[0]["cors"],
     logging: yogaLogger(logger),

@@ -5,6 +5,11 @@ import { EXPLORER_PATH } from "./explorer-route";
 /** Where GraphQL is served (HTTP and graphql-ws alike). */
 export const GRAPHQL_PATH = "/graphql";
 
+/** Whether a path is the GraphQL endpoint's: /graphql, or /graphql/ (which Yoga serves alike). */
+export function isGraphQLPath(pathname: string): boolean {
+  return pathname === GRAPHQL_PATH || pathname === `${GRAPHQL_PATH}/`;
+}
+
 /**
  * Any path no route serves: 404 NOT_FOUND as the other routes' JSON errors are written, naming the
  * path and where the API is, instead of Yoga's empty 404. Also the GraphQL endpoint's one door:
@@ -15,7 +20,7 @@ export const GRAPHQL_PATH = "/graphql";
 export function useUnknownRoutes(): Plugin {
   return {
     onRequest({ url, request, endResponse, fetchAPI }) {
-      if (url.pathname === GRAPHQL_PATH || url.pathname === `${GRAPHQL_PATH}/`) return;
+      if (isGraphQLPath(url.pathname)) return;
       const shown = url.pathname.length > 200 ? `${url.pathname.slice(0, 200)}…` : url.pathname;
       endResponse(
         fetchAPI.Response.json(

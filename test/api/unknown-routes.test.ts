@@ -36,6 +36,13 @@ describe("paths no route serves", () => {
     }
   });
 
+  test("GraphiQL is served to a browser at /graphql only, not at a path ending in it", async () => {
+    const page = await t.send({ path: "/graphql", method: "GET", token: null, headers: { accept: "text/html" } });
+    expect([page.status, page.text.includes("YogaGraphiQL.renderYogaGraphiQL")]).toEqual([200, true]);
+    const elsewhere = await t.send({ path: "/x/graphql", method: "GET", token: t.adminToken, headers: { accept: "text/html" } });
+    expect([elsewhere.status, elsewhere.json?.error?.code]).toEqual([404, "NOT_FOUND"]);
+  });
+
   test("without a token, an unknown path is 401 like any other: nothing about paths is learnt", async () => {
     const answer = await t.send({ path: "/nope", token: null });
     expect(answer.status).toBe(401);
