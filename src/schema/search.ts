@@ -34,6 +34,10 @@ const SearchRankEnum = builder.enumType("SearchRank", {
     PREFIX: { description: "The text starts with the query." },
     WORD: { description: "A word of the text starts with the query (words start after a space or ASCII punctuation: _ . / - : …). Queries of two characters or more." },
     SUBSTRING: { description: "The query is somewhere in the text. Queries of three characters or more." },
+    WORDS: {
+      description:
+        "Each word of the query starts a word of the text, in any order and whatever separates them (`customer orders` finds `raw/customer_orders.csv`). Queries of two words or more, one of them two characters or more; after every hit of the better ranks.",
+    },
   } satisfies Record<(typeof SEARCH_RANKS)[number], unknown>,
 });
 
@@ -139,7 +143,7 @@ builder.queryFields((t) => ({
   search: t.field({
     type: SearchConnectionObject,
     description:
-      "Things by name (docs: Search): artifacts, datasets, columns, jobs, pipelines, runs and policy tags, best match first — EXACT, PREFIX, WORD, SUBSTRING — with what matched for highlighting. `kinds` narrows it; `first`: default 20, at most 100.",
+      "Things by name (docs: Search): artifacts, datasets, columns, jobs, pipelines, runs and policy tags, best match first — EXACT, PREFIX, WORD, SUBSTRING, then WORDS (a query's words in any order) — with what matched for highlighting. `kinds` narrows it; `first`: default 20, at most 100.",
     args: {
       query: t.arg.string({
         required: true,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { createTestApp, type TestApp } from "../support/test-app";
 import { draft, generator, recordOk, registerOperation } from "../support/recording";
+import { SEPARATOR_RUN } from "../../src/services/discovery/search-phrases";
 import { foldText, rankOf, SEARCH_RANKS } from "../../src/services/discovery/search-text";
 
 /**
@@ -82,13 +83,17 @@ describe("search agrees with the matching rules for any names and queries", () =
       const start = at % points.length;
       return points.slice(start, start + length).join("");
     });
-    const queries = [...new Set([...fc.sample(piece, { numRuns: 150, seed: 7 }), ...fc.sample(anyText, { numRuns: 100, seed: 11 })].filter((q) => q.trim().length > 0))];
+    // A name's words, reversed and joined by a space: matched at WORDS when the name holds no such phrase.
+    const shuffled = fc.constantFrom(...names).map((name) => name.split(SEPARATOR_RUN).filter((word) => word.length > 0).reverse().join(" "));
+    const queries = [...new Set([...fc.sample(piece, { numRuns: 150, seed: 7 }), ...fc.sample(anyText, { numRuns: 100, seed: 11 }), ...fc.sample(shuffled, { numRuns: 60, seed: 13 })].filter((q) => q.trim().length > 0))];
     const mismatches: string[] = [];
     let matched = 0;
+    let byWords = 0;
     for (const query of queries) {
       const want = expected(query);
       const got = await hits(query);
       matched += want.length > 0 ? 1 : 0;
+      byWords += want.some((hit) => hit.startsWith("WORDS ")) ? 1 : 0;
       const sorted = (list: string[]) => [...list].sort();
       // The same hits, each once, best rank first, and counted as they are listed.
       const rankOrder = got.hits.map((hit) => SEARCH_RANKS.indexOf(hit.split(" ")[0] as (typeof SEARCH_RANKS)[number]));
@@ -100,5 +105,6 @@ describe("search agrees with the matching rules for any names and queries", () =
     expect(mismatches).toEqual([]);
     // The queries reach every rank's matches, not only misses.
     expect(matched).toBeGreaterThan(queries.length / 2);
+    expect(byWords).toBeGreaterThan(10);
   });
 });

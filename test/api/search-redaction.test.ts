@@ -55,6 +55,18 @@ describe("search and redaction", () => {
     ]);
   });
 
+  test("nor by its words in another order (WORDS): the reader finds nothing, the cleared token the description", async () => {
+    expect(await hits(reader, "security social")).toEqual({ total: 0, hits: [] });
+    expect(await hits(cleared, "security social")).toEqual({
+      total: 1,
+      hits: ["WORDS postgres://crm/public.customers.ssn_hash DESCRIPTION: Salted hash of the social security number"],
+    });
+    // A name found by its words is found by every token; the guarded description beside it only by the cleared one.
+    expect((await hits(reader, "level security")).hits).toEqual(["WORDS postgres://crm/public.customers.security_level LABEL: postgres://crm/public.customers.security_level"]);
+    expect((await hits(cleared, "number salted")).hits).toEqual(["WORDS postgres://crm/public.customers.ssn_hash DESCRIPTION: Salted hash of the social security number"]);
+    expect((await hits(reader, "number salted")).hits).toEqual([]);
+  });
+
   test("autocomplete keeps the same rule: a guarded description is no suggestion for a token without the clearance", async () => {
     const AUTOCOMPLETE = `query($q: String!) { autocomplete(prefix: $q, first: 50) { label matched { field text } } }`;
     const suggested = async (token: string, q: string) => {

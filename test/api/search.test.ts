@@ -78,6 +78,35 @@ describe("search", () => {
     ]);
   });
 
+  test("a query of several words finds the names holding each of them at a word's start, in any order, after every hit of its phrase (WORDS)", async () => {
+    // "customer orders" is no phrase of any name; its words start words of these, whatever separates them.
+    const both = ["WORDS COLUMN postgres://db:5432/shop.orders.customer_email", "WORDS ARTIFACT raw/customer_orders.csv"];
+    expect(await labels(t, "customer orders")).toEqual(both);
+    expect(await labels(t, "orders customer")).toEqual(both);
+    // Each word a word's start: "cust ord" finds them too, "ustomer orders" does not (no word starts "ustomer").
+    expect(await labels(t, "ord cust")).toEqual(both);
+    expect(await labels(t, "ustomer orders")).toEqual([]);
+    // After every hit of the phrase: "orders.csv" is itself a name and a word of another; "csv orders" finds both by their words.
+    expect(await labels(t, "orders.csv", { kinds: ["ARTIFACT"] })).toEqual(["EXACT ARTIFACT orders.csv", "WORD ARTIFACT raw/customer_orders.csv"]);
+    // (newest first within a kind, as at WORD and SUBSTRING)
+    expect(await labels(t, "csv orders", { kinds: ["ARTIFACT"] })).toEqual(["WORDS ARTIFACT orders.csv", "WORDS ARTIFACT raw/customer_orders.csv"]);
+    expect(await labels(t, "orders shop")).toEqual([
+      "WORDS DATASET postgres://db:5432/shop.orders",
+      "WORDS COLUMN postgres://db:5432/shop.orders.customer_email",
+      "WORDS COLUMN postgres://db:5432/shop.orders.order_id",
+    ]);
+    // A column's description by its words.
+    const receipt = await search(t, "sent receipt");
+    expect(receipt.edges.map((e) => [e.node.rank, e.node.label, e.node.matched.field, e.node.matched.text, e.node.matched.highlights])).toEqual([
+      ["WORDS", "postgres://db:5432/shop.orders.customer_email", "DESCRIPTION", "Where the receipt was sent", [{ start: 10, end: 17 }, { start: 22, end: 26 }]],
+    ]);
+    // Each word is highlighted where it starts a word, left to right.
+    const { edges } = await search(t, "orders raw");
+    expect(edges.map((e) => [e.node.rank, e.node.label, e.node.highlights])).toEqual([["WORDS", "raw/customer_orders.csv", [{ start: 0, end: 3 }, { start: 13, end: 19 }]]]);
+    // A single word, or words of one character only, have no WORDS rank.
+    expect(await labels(t, "c o")).toEqual([]);
+  });
+
   test("pages of any size list the ranked hits of one big page, once each", async () => {
     for (const query of ["ord", "order"]) {
       const all = await labels(t, query);

@@ -4,8 +4,8 @@ import fc from "fast-check";
 import { migrationsDirectory } from "../../src/db/migrate";
 import { indexSearchableWrites, searchPage } from "../../src/services/discovery";
 import { comparedText, searchedText } from "../../src/services/discovery/search-documents";
-import { sqliteMatchesAtLeast } from "../../src/services/discovery/search-lanes";
-import { containsPattern, phraseAtLeast, queryPhrases } from "../../src/services/discovery/search-phrases";
+import { postgresMatchesAtLeast, sqliteMatchesAtLeast } from "../../src/services/discovery/search-lanes";
+import { markedMatchesAtLeast, queryPhrases, SEPARATOR_RUN } from "../../src/services/discovery/search-phrases";
 import { SEARCH_RANKS } from "../../src/services/discovery/search-text";
 import { postgresCompared, postgresSearched, sqliteCompared, sqliteSearched } from "../../src/services/discovery/search-text-sql";
 import { GroupCommit, type SearchableWrite, stageSourceArtifacts } from "../../src/services/recording";
@@ -106,34 +106,42 @@ describe(`a rank in SQL agrees with the rank of the marked text (${testProvider}
   const text = fc.array(character, { maxLength: 14 }).map((chars) => chars.join(""));
   const query = fc.array(character, { minLength: 1, maxLength: 4 }).map((chars) => chars.join("").trim()).filter((q) => q.length > 0);
 
-  // SQLite checks the folded text without building the marked one (sqliteMatchesAtLeast); PostgreSQL matches the marked text it stores with LIKE.
+  // SQLite checks the folded text without building the marked one (sqliteMatchesAtLeast); PostgreSQL the marked text it stores (postgresMatchesAtLeast).
   test("for any text and query, at every rank", async () => {
     // Half the queries are a piece of their text, so every rank is met often.
     const piece = fc.tuple(text, fc.nat(14), fc.integer({ min: 2, max: 5 })).map(([t, at, length]) => [t, [...t].slice(at % Math.max(1, [...t].length), (at % Math.max(1, [...t].length)) + length).join("").trim() || "a"] as [string, string]);
-    const cases = [...fc.sample(fc.tuple(text, query), 300), ...fc.sample(piece, 300)];
+    // And a quarter the starts of its words, shuffled (WORDS): the words' starts, reversed, joined by a space.
+    const shuffled = text.map((t) => [t, t.split(SEPARATOR_RUN).filter((w) => w.length > 0).map((w) => [...w].slice(0, 2).join("")).reverse().join(" ") || "a b"] as [string, string]);
+    const cases = [...fc.sample(fc.tuple(text, query), 300), ...fc.sample(piece, 300), ...fc.sample(shuffled, 200)];
     cases.push(["x".repeat(1_990) + " ab", "ab"], ["x".repeat(1_999) + " ab", "ab"], ["🎉".repeat(1_999) + "ab", "ab"], ["A*b", "a*"], ["[a]", "[a"]);
+    // Several words, in another order, behind other separators; one of them cut off at the searched length, or inside a word.
+    cases.push(["raw/Customer_Orders.csv", "orders customer"], ["b_xa", "a b"], ["xa bc", "bc a"], ["b_xa", "xa bc"], ["ab:*x", "x*:ab"], ["x".repeat(1_995) + " ab cd", "ab cd"], ["éa-🎉b", "🎉b éa"]);
     const expected: boolean[] = [];
     const found: boolean[] = [];
-    // A hundred texts a statement (SQLite takes at most 500 SELECTs in one).
-    for (let from = 0; from < cases.length; from += 100) {
+    // Eighty texts a statement, a SELECT per rank (SQLite takes at most 500 SELECTs in one).
+    for (let from = 0; from < cases.length; from += 80) {
       const params: unknown[] = [];
       const bind = (value: unknown) => {
         params.push(value);
         return testProvider === "sqlite" ? "?" : `$${params.length}`;
       };
       const selects: string[] = [];
-      for (const [t, q] of cases.slice(from, from + 100)) {
+      for (const [t, q] of cases.slice(from, from + 80)) {
         const phrases = queryPhrases(q);
         for (const rank of SEARCH_RANKS) {
-          const condition = testProvider === "sqlite" ? sqliteMatchesAtLeast("x.t", phrases, rank, bind) : `${postgresSearched("x.t")} LIKE ${bind(containsPattern(phraseAtLeast(phrases, rank)))}`;
+          const condition = testProvider === "sqlite" ? sqliteMatchesAtLeast("x.t", phrases, rank, bind) : postgresMatchesAtLeast(postgresSearched("x.t"), phrases, rank, bind);
           selects.push(`SELECT ${condition} FROM (SELECT ${bind(t)}${testProvider === "sqlite" ? "" : "::text"} AS t) x`);
-          expected.push(searchedText(t).includes(phraseAtLeast(phrases, rank)));
+          expected.push(markedMatchesAtLeast(searchedText(t), phrases, rank));
         }
       }
       const { rows } = await db.database.readRows(selects.join(" UNION ALL "), params);
       found.push(...rows.map(([value]) => value === true || Number(value) === 1));
     }
-    expect(found.map((value, i) => [cases[Math.floor(i / 4)], SEARCH_RANKS[i % 4], value])).toEqual(expected.map((value, i) => [cases[Math.floor(i / 4)], SEARCH_RANKS[i % 4], value]));
+    const ranks = SEARCH_RANKS.length;
+    const labelled = (values: boolean[]) => values.map((value, i) => [cases[Math.floor(i / ranks)], SEARCH_RANKS[i % ranks], value]);
+    expect(labelled(found)).toEqual(labelled(expected));
+    // The cases reach WORDS beyond the phrase.
+    expect(cases.filter(([t, q]) => !markedMatchesAtLeast(searchedText(t), queryPhrases(q), "SUBSTRING") && markedMatchesAtLeast(searchedText(t), queryPhrases(q), "WORDS")).length).toBeGreaterThan(5);
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { searchedText } from "../../src/services/discovery/search-documents";
-import { queryPhrases } from "../../src/services/discovery/search-phrases";
+import { queryPhrases, SEPARATOR_RUN } from "../../src/services/discovery/search-phrases";
 import { postgresSearched } from "../../src/services/discovery/search-text-sql";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
@@ -50,6 +50,28 @@ describe("the word index's lexemes (postgres)", () => {
     const found: (boolean | null)[] = [];
     for (let from = 0; from < matching.length; from += 100) found.push(...(await indexMatches(matching.slice(from, from + 100))));
     expect(matching.filter((_, i) => found[i] !== true)).toEqual([]);
+  });
+
+  test("every text matching a query's words in any order (WORDS) is a candidate of its words' query", async () => {
+    const params: unknown[] = [];
+    const bind = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const character = fc.constantFrom(..."aAbc_./-: '\\\u0001éÉ🎉".split(/(?:)/u), "0", "x");
+    const text = fc.array(character, { maxLength: 16 }).map((chars) => chars.join(""));
+    // The starts of a text's words, shuffled: a query its text matches at WORDS or better.
+    const shuffled = fc.tuple(text, fc.nat()).map(([t, seed]) => {
+      const words = t.split(SEPARATOR_RUN).filter((w) => w.length > 0).map((w, i) => [...w].slice(0, 1 + ((seed + i) % 3)).join(""));
+      return [t, words.sort((a, b) => ((a.charCodeAt(0) * 31 + seed) % 7) - ((b.charCodeAt(0) * 31 + seed) % 7)).join(" ")] as [string, string];
+    });
+    // Each word at a word's start (what the lane reads by the index; a text holding the phrase itself was listed before it).
+    const cases = fc.sample(shuffled, 1_000).filter(([t, q]) => queryPhrases(q).ranks.includes("WORDS") && queryPhrases(q).words.every((word) => searchedText(t).includes(word)));
+    cases.push(["raw/Customer_Orders.csv", "orders cust"], ["a-b c0", "c0 a b"]);
+    expect(cases.length).toBeGreaterThan(100);
+    const selects = cases.map(([t, q]) => `SELECT "provgraph_search_words"(${postgresSearched(`${bind(t)}::text`)}, NULL) @@ ${bind(queryPhrases(q).wordsLexemes())}::tsquery`);
+    const { rows } = await db.database.readRows(selects.join(" UNION ALL "), params);
+    expect(cases.filter((_, i) => rows[i][0] !== true)).toEqual([]);
   });
 
   test("the separators between two words are part of what is looked up", async () => {

@@ -1,4 +1,4 @@
-import { fragmentPattern, substringFragments } from "../../src/services/discovery/search-lanes";
+import { fragmentPattern, substringFragments, wordsLookup } from "../../src/services/discovery/search-lanes";
 import { queryPhrases } from "../../src/services/discovery/search-phrases";
 
 /**
@@ -36,5 +36,42 @@ describe("a SUBSTRING lane's fragments and the pattern of the rarer ones", () =>
     expect(fragmentPattern(["part", "00042"], 256, [0, 0])).toBeNull();
     expect(fragmentPattern(["part", "00042"], 0, [0, 0])).toBeNull();
     expect(fragmentPattern([], 256, [])).toBeNull();
+  });
+});
+
+/**
+ * A WORDS lane (a query's words in any order) on PostgreSQL: the words it is matched by, and which
+ * of them the word index looks up (src/services/discovery/search-lanes.ts wordsLookup) once the
+ * windows (or the SUBSTRING lane before it) counted them.
+ */
+describe("a WORDS lane's words and the index query of the rarer ones", () => {
+  const wordsOf = (query: string) => queryPhrases(query).words.map((phrase) => phrase.slice(1));
+
+  test("the query's runs of letters and digits, each once, longest first; none for one word or words of one character", () => {
+    expect(wordsOf("customer orders")).toEqual(["customer", "orders"]);
+    expect(wordsOf("Orders / 2024-05")).toEqual(["orders", "2024", "05"]);
+    expect(wordsOf("a b orders b")).toEqual(["orders", "a", "b"]);
+    expect(wordsOf("café crème")).toEqual(["crème", "café"]);
+    expect(wordsOf("orders")).toEqual([]);
+    expect(wordsOf("orders.")).toEqual([]);
+    expect(wordsOf("a b")).toEqual([]);
+    expect(queryPhrases("a b").ranks).not.toContain("WORDS");
+    expect(queryPhrases("a bc").ranks).toContain("WORDS");
+  });
+
+  test("the rare words alone, each a lexeme's start; else the rarest and every one not common; a one-character word never", () => {
+    const words = (query: string) => queryPhrases(query).words;
+    expect(wordsLookup(words("part 00042"), 256, [0, 256])).toBe("'00042':*");
+    expect(wordsLookup(words("aaa bbb ccc"), 256, [200, 30, 20])).toBe("'bbb':* & 'ccc':*");
+    expect(wordsLookup(words("aaa bbb"), 256, [256, 250])).toBe("'bbb':*");
+    expect(wordsLookup(words("orders x"), 256, [256, 0])).toBe("'orders':*");
+    // Words are runs of letters and digits: a quote or a backslash separates them (the index's words are split so too).
+    expect(wordsLookup(words("o'brien crème"), 256, [256, 0, 0])).toBe("'crème':*");
+  });
+
+  test("nothing counted: every word (the lane's own query)", () => {
+    expect(wordsLookup(queryPhrases("part 00042").words, 0, [0, 0])).toBeNull();
+    expect(queryPhrases("part 00042").wordsLexemes()).toBe("'00042':* & 'part':*");
+    expect(queryPhrases("orders x").wordsLexemes()).toBe("'orders':*");
   });
 });

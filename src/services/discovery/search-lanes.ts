@@ -1,8 +1,8 @@
 import { isIdOfKind } from "../ids";
 import { comparedText, searchedText } from "./search-documents";
-import { ftsPhrase, phraseAtLeast, type QueryPhrases, SEPARATOR_RUN, trigramContainsPattern } from "./search-phrases";
+import { ftsPhrase, markedMatchesAtLeast, phraseAtLeast, type QueryPhrases, SEPARATOR_RUN, trigramContainsPattern, tsqueryLexeme } from "./search-phrases";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf, keyedKinds } from "./search-kinds";
-import { prefixUpperBound, type SearchRank } from "./search-text";
+import { prefixUpperBound, type SearchRank, WORD_MARK } from "./search-text";
 import { postgresCompared, sqliteCompared, sqliteFold } from "./search-text-sql";
 import { SEARCHED_LENGTH } from "./search-documents";
 import type { DatabaseProvider } from "../../db/database-url";
@@ -11,10 +11,11 @@ import { Params } from "./sql-runner";
 /**
  * The order of hits (docs: "Search"): by rank, and within a rank by what matched — an id, the label,
  * the keywords (EXACT and PREFIX only: a second name, compared whole), a guarded text (a column's
- * description; WORD and SUBSTRING only) — each a lane. A thing is listed once, in the first lane it
+ * description; WORD, SUBSTRING and WORDS only) — each a lane. A thing is listed once, in the first lane it
  * matches: each lane leaves out what the lanes before it hold. Within a lane, hits of EXACT and PREFIX
  * come kind by kind (DOCUMENT_KINDS) in order of their folded text, those of WORD and SUBSTRING kind by
- * kind, newest first (the index's id order); ids come runs, jobs, artifacts.
+ * kind, newest first (the index's id order); ids come runs, jobs, artifacts. The WORDS lanes come last:
+ * what a query of several words finds beyond its phrase.
  */
 export type Field = "label" | "keywords" | "guarded";
 export type Lane = { source: "id"; rank: "EXACT" | "PREFIX" } | { source: "entry"; field: Field; rank: SearchRank };
@@ -30,9 +31,11 @@ export const LANES: readonly Lane[] = [
   { source: "entry", field: "guarded", rank: "WORD" },
   { source: "entry", field: "label", rank: "SUBSTRING" },
   { source: "entry", field: "guarded", rank: "SUBSTRING" },
+  { source: "entry", field: "label", rank: "WORDS" },
+  { source: "entry", field: "guarded", rank: "WORDS" },
 ];
 
-const RANK_ORDER: readonly SearchRank[] = ["EXACT", "PREFIX", "WORD", "SUBSTRING"];
+const RANK_ORDER: readonly SearchRank[] = ["EXACT", "PREFIX", "WORD", "SUBSTRING", "WORDS"];
 const atLeast = (rank: SearchRank | null, floor: SearchRank) => rank !== null && RANK_ORDER.indexOf(rank) <= RANK_ORDER.indexOf(floor);
 
 /** Whether a lane can hold anything for this query (its rank is one the query has). */
@@ -91,6 +94,7 @@ export function fieldRank(texts: EntryTexts, field: Field, phrases: QueryPhrases
   const marked = searchedText(text);
   if (phrases.ranks.includes("WORD") && marked.includes(phrases.phrase.WORD)) return "WORD";
   if (phrases.ranks.includes("SUBSTRING") && marked.includes(phrases.phrase.SUBSTRING)) return "SUBSTRING";
+  if (phrases.ranks.includes("WORDS") && markedMatchesAtLeast(marked, phrases, "WORDS")) return "WORDS";
   return null;
 }
 
@@ -146,10 +150,16 @@ const ENTRY_COLUMNS = ENTRY_SELECT.split(",").length;
  * SEARCHED_LENGTH characters) is the query (EXACT), starts with it (PREFIX), has it at its start or
  * after a separator (WORD), or holds it (SUBSTRING) — marks follow every separator in both, so a
  * phrase of the marked query lies in the marked text exactly where the folded query lies in the
- * folded text. test/discovery/search-index.test.ts checks it against fieldRank.
+ * folded text; at WORDS, that or each of the query's words at its start or after a separator.
+ * test/discovery/search-index.test.ts checks it against fieldRank.
  */
 export function sqliteMatchesAtLeast(text: string, phrases: QueryPhrases, rank: SearchRank, bind: (value: unknown) => string): string {
   const folded = sqliteFold(`substr(${text}, 1, ${SEARCHED_LENGTH})`);
+  if (rank === "WORDS") {
+    const better = sqliteMatchesAtLeast(text, phrases, "SUBSTRING", bind);
+    if (phrases.words.length === 0) return better;
+    return `(${better} OR (${phrases.words.map((phrase) => sqliteStartsAWord(folded, phrase.slice(WORD_MARK.length), bind)).join(" AND ")}))`;
+  }
   // The best rank at or below `rank` the query has (as phraseAtLeast falls back).
   const order: SearchRank[] = ["EXACT", "PREFIX", "WORD", "SUBSTRING"];
   let effective: SearchRank = "EXACT";
@@ -165,13 +175,29 @@ export function sqliteMatchesAtLeast(text: string, phrases: QueryPhrases, rank: 
       return `(${folded} = ${bind(query)})`;
     case "PREFIX":
       return `(${folded} >= ${bind(query)} AND ${folded} < ${bind(phrases.upper)})`;
-    case "WORD": {
-      const glob = globLiteral(query);
-      return `(${folded} GLOB ${bind(`${glob}*`)} OR ${folded} GLOB ${bind(`*${GLOB_SEPARATOR}${glob}*`)})`;
-    }
+    case "WORD":
+      return sqliteStartsAWord(folded, query, bind);
     case "SUBSTRING":
+    case "WORDS":
       return `(instr(${folded}, ${bind(query)}) > 0)`;
   }
+}
+
+/**
+ * PostgreSQL: whether a marked text (an SQL expression: a stored `…Marked` column) matches the query
+ * at `rank` or better, as markedMatchesAtLeast reads it. strpos, not LIKE: LIKE would let the planner
+ * AND in the trigram index, whose every candidate is then rechecked whole (the word index's too).
+ */
+export function postgresMatchesAtLeast(marked: string, phrases: QueryPhrases, rank: SearchRank, bind: (value: unknown) => string): string {
+  const better = `strpos(${marked}, ${bind(phraseAtLeast(phrases, rank))}) > 0`;
+  if (rank !== "WORDS" || phrases.words.length === 0) return better;
+  return `(${better} OR (${phrases.words.map((word) => `strpos(${marked}, ${bind(word)}) > 0`).join(" AND ")}))`;
+}
+
+/** SQLite: a folded text (an SQL expression) has `text` at its start or after a separator. */
+function sqliteStartsAWord(folded: string, text: string, bind: (value: unknown) => string): string {
+  const glob = globLiteral(text);
+  return `(${folded} GLOB ${bind(`${glob}*`)} OR ${folded} GLOB ${bind(`*${GLOB_SEPARATOR}${glob}*`)})`;
 }
 
 /** A GLOB class of the separators (./search-text.ts isSeparatorCode, NUL aside: no stored text holds it). */
@@ -193,9 +219,8 @@ class Conditions {
       const column = `e."${field}Folded"`;
       return rank === "EXACT" ? `${column} = ${this.params.bind(this.phrases.folded)}` : `(${column} >= ${this.params.bind(this.phrases.folded)} AND ${column} < ${this.params.bind(this.phrases.upper)})`;
     }
-    if (this.provider === "sqlite") return sqliteMatchesAtLeast(`e."${field}"`, this.phrases, rank, (value) => this.params.bind(value));
-    // strpos, not LIKE: LIKE would let the planner AND in the trigram index, whose every candidate is then rechecked whole (the word index's too).
-    return `strpos(e."${field}Marked", ${this.params.bind(phraseAtLeast(this.phrases, rank))}) > 0`;
+    const bind = (value: unknown) => this.params.bind(value);
+    return this.provider === "sqlite" ? sqliteMatchesAtLeast(`e."${field}"`, this.phrases, rank, bind) : postgresMatchesAtLeast(`e."${field}Marked"`, this.phrases, rank, bind);
   }
 
   /** The entry is none an id lane of at most `rank` listed. */
@@ -246,7 +271,7 @@ export function comparedLanesSql(provider: DatabaseProvider, phrases: QueryPhras
 }
 
 /**
- * SQLite, a WORD or SUBSTRING lane: the entries of a run of consecutive kinds (one id range), newest
+ * SQLite, a WORD, SUBSTRING or WORDS lane: the entries of a run of consecutive kinds (one id range), newest
  * first, after `after` (an entry id: newer ones have lower ids), `limit` at most. Candidates come from
  * the FTS5 table (texts holding the phrase's rarest trigrams) in rowid order, each kept or not on its
  * folded texts (sqliteMatchesAtLeast) as it comes, so the statement stops at `limit` entries of the
@@ -263,7 +288,7 @@ export function sqliteLaneSql(
   /** The FTS5 query for the candidates (candidateQuery). */
   lookup: string,
 ): { sql: string; params: unknown[] } {
-  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" };
+  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" };
   const params = new Params("sqlite");
   const low = after === null ? range.low : Math.max(range.low, after + 1);
   const table = searchedTable(lane.field);
@@ -273,13 +298,13 @@ export function sqliteLaneSql(
 }
 
 /**
- * PostgreSQL: a WORD or SUBSTRING lane's candidates by an index — the word index (WORD) or the trigram
- * index (SUBSTRING), by the whole phrase or by the pattern of its rarer fragments (fragmentPattern).
+ * PostgreSQL: a WORD, SUBSTRING or WORDS lane's candidates by an index — the word index (WORD: the
+ * query's words and pairs; WORDS: each word's start) or the trigram index (SUBSTRING), by the whole
+ * phrase or by the pattern of its rarer fragments (fragmentPattern).
  */
-function indexedCandidates(params: Params, phrases: QueryPhrases, lane: { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" }, pattern: string | null): string {
-  return lane.rank === "WORD"
-    ? `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(phrases.lexemes())}::tsquery`
-    : `"provgraph_search_trigrams"(e."${lane.field}Marked") LIKE ${params.bind(pattern ?? trigramContainsPattern(phrases.phrase.SUBSTRING))}`;
+function indexedCandidates(params: Params, phrases: QueryPhrases, lane: { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" }, pattern: string | null): string {
+  if (lane.rank === "SUBSTRING") return `"provgraph_search_trigrams"(e."${lane.field}Marked") LIKE ${params.bind(pattern ?? trigramContainsPattern(phrases.phrase.SUBSTRING))}`;
+  return `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(lane.rank === "WORD" ? phrases.lexemes() : (pattern ?? phrases.wordsLexemes()))}::tsquery`;
 }
 
 /** The entries at the start of a window whose fragments are counted: enough to tell a rare fragment from a common one, few enough to cost little beside the window. */
@@ -287,7 +312,7 @@ const FRAGMENT_SAMPLE = 256;
 /** The shortest fragment whose trigrams the trigram index looks up on its own. */
 const MIN_FRAGMENT_LENGTH = 3;
 /** A fragment in at most this share of a kind's entries is rare: it is looked up without the others. */
-const RARE_FRAGMENT = 0.005;
+export const RARE_FRAGMENT = 0.005;
 /** A fragment in this share of a kind's entries or more is left to the statement's check: its trigrams' posting lists cost more to read than the candidates they remove. */
 const COMMON_FRAGMENT = 0.5;
 
@@ -322,7 +347,26 @@ export function fragmentPattern(fragments: readonly string[], scanned: number, h
 }
 
 /**
- * PostgreSQL, a WORD or SUBSTRING lane by windows: per kind, the lane's entries among the kind's
+ * The word index query a WORDS lane's index lookup takes for a kind, from how many of the entries its
+ * windows read (`scanned`) held each of the query's words at a word's start (`held`, per phrase of
+ * `words`): as fragmentPattern keeps fragments, the rare words, else the rarest and every word not
+ * common, each a lexeme's start; null (every word, QueryPhrases.wordsLexemes) when the windows read
+ * nothing. A common word's start is the start of a great many lexemes — its pairs with every word
+ * that follows it: `part` of a million `part-NNNNN` names took 50 ms to expand on the benchmark's
+ * store, where the rare `00042` beside it found the few candidates alone. A one-character word is
+ * never looked up (it starts too many lexemes); the statement checks every word.
+ */
+export function wordsLookup(words: readonly string[], scanned: number, held: readonly number[]): string | null {
+  if (words.length === 0 || scanned <= 0) return null;
+  const looked = words.flatMap((phrase, i) => ([...phrase].length > 2 ? [{ word: phrase.slice(WORD_MARK.length), density: held[i] / scanned }] : []));
+  const rare = looked.filter(({ density }) => density <= RARE_FRAGMENT);
+  const rarest = looked.reduce((best, word) => (word.density < best.density ? word : best), looked[0]);
+  const kept = rare.length > 0 ? rare : looked.filter((word) => word === rarest || word.density < COMMON_FRAGMENT);
+  return kept.map(({ word }) => `${tsqueryLexeme(word)}:*`).join(" & ");
+}
+
+/**
+ * PostgreSQL, a WORD, SUBSTRING or WORDS lane by windows: per kind, the lane's entries among the kind's
  * next `window` entries from `low` (newest first, by the primary key, each checked as it comes, so a
  * common word stops early), and the id of the window's last entry (`windowEnd`; null: the window
  * held the rest of the kind). Neither index of words or trigrams keeps an order, so a lane read
@@ -356,7 +400,7 @@ export function pgWindowLaneSql(
 }
 
 /**
- * PostgreSQL, a WORD or SUBSTRING lane by the index: per kind whose windows were full, the lane's
+ * PostgreSQL, a WORD, SUBSTRING or WORDS lane by the index: per kind whose windows were full, the lane's
  * entries after them, found by the kind's index (a word there is sparse: the windows found too few). The ids
  * bounded and ordered as `id + 0`, so that the planner cannot walk the primary key instead, checking
  * every row of the kind (it guesses a range of ids holds few rows: 9,000 datasets took 27 ms).
@@ -365,12 +409,12 @@ export function pgWindowLaneSql(
 export function pgIndexedLaneSql(
   phrases: QueryPhrases,
   index: number,
-  /** `pattern`: a SUBSTRING lane's lookup for the kind (fragmentPattern; null: the whole phrase). */
+  /** `pattern`: a SUBSTRING lane's lookup for the kind (fragmentPattern; null: the whole phrase), a WORDS lane's (wordsLookup; null: every word). */
   parts: readonly { place: number; kind: DocumentKind; after: number; high: number; pattern?: string | null }[],
   limit: number,
   ids: IdQuery | null,
 ): { sql: string; params: unknown[] } {
-  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" };
+  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" };
   const params = new Params("postgres");
   const inLane = inLaneSql("postgres", params, phrases, index, ids);
   const branches = parts.map(
@@ -381,9 +425,9 @@ export function pgIndexedLaneSql(
   return { sql: branches.join(" UNION ALL "), params: params.values };
 }
 
-/** An entry `e` is in WORD or SUBSTRING lane `index`, exactly: its field at the lane's rank, in no earlier lane (the viewer's clearance aside). */
+/** An entry `e` is in WORD, SUBSTRING or WORDS lane `index`, exactly: its field at the lane's rank, in no earlier lane (the viewer's clearance aside). */
 function inLaneSql(provider: DatabaseProvider, params: Params, phrases: QueryPhrases, index: number, ids: IdQuery | null): string {
-  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" };
+  const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" };
   const c = new Conditions(provider, params, phrases);
   const excluded = exclusionsBefore(index, phrases);
   let where = c.atLeast(lane.field, lane.rank);
@@ -398,10 +442,16 @@ export const PROBE_CAP = 256;
 /** The trigrams a candidate lookup asks for: the rarest few (each candidate is checked anyway). */
 const LOOKED_UP_TRIGRAMS = 3;
 
-/** The distinct trigrams of a phrase (at most MAX_PROBED_TRIGRAMS, spread over it). */
-export function trigramsOf(phrase: string): string[] {
-  const points = [...phrase];
-  const trigrams = [...new Set(points.slice(0, Math.max(0, points.length - 2)).map((_, i) => points.slice(i, i + 3).join("")))];
+/** The distinct trigrams of some phrases (at most MAX_PROBED_TRIGRAMS, spread over them). */
+export function trigramsOf(phrases: string | readonly string[]): string[] {
+  const trigrams = [
+    ...new Set(
+      (typeof phrases === "string" ? [phrases] : phrases).flatMap((phrase) => {
+        const points = [...phrase];
+        return points.slice(0, Math.max(0, points.length - 2)).map((_, i) => points.slice(i, i + 3).join(""));
+      }),
+    ),
+  ];
   if (trigrams.length <= MAX_PROBED_TRIGRAMS) return trigrams;
   return [...new Set(Array.from({ length: MAX_PROBED_TRIGRAMS }, (_, i) => trigrams[Math.round((i * (trigrams.length - 1)) / (MAX_PROBED_TRIGRAMS - 1))]))];
 }

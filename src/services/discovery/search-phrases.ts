@@ -1,5 +1,9 @@
 import { comparedText } from "./search-documents";
-import { END_MARK, foldText, isSeparatorCode, markSeparators, matchesSubstrings, matchesWords, prefixUpperBound, type SearchRank, START_MARK, WORD_MARK } from "./search-text";
+import { END_MARK, foldText, isSeparatorCode, markSeparators, matchesSubstrings, matchesWords, prefixUpperBound, queryWords, type SearchRank, START_MARK, WORD_MARK } from "./search-text";
+
+/** The ranks a single phrase of the marked text decides (WORDS takes one phrase per word). */
+export type PhraseRank = Exclude<SearchRank, "WORDS">;
+const PHRASE_RANKS: readonly PhraseRank[] = ["EXACT", "PREFIX", "WORD", "SUBSTRING"];
 
 /**
  * What a query is looked up by, once per request: its fold, and per rank the phrase a marked text
@@ -8,13 +12,16 @@ import { END_MARK, foldText, isSeparatorCode, markSeparators, matchesSubstrings,
  *   PREFIX    start, word mark, the marked query
  *   WORD      word mark, the marked query (a query starting with a separator has no WORD rank)
  *   SUBSTRING the marked query
+ *   WORDS     each of its words (queryWords) after a word mark, in any order
  * Marking the query the same way keeps its separators followed by a word mark, as they are in the text.
  */
 export interface QueryPhrases {
   folded: string;
-  /** Ranks this query can match at (EXACT and PREFIX always; WORD and SUBSTRING by its length and first character). */
+  /** Ranks this query can match at (EXACT and PREFIX always; WORD, SUBSTRING and WORDS by its length, first character and words). */
   ranks: readonly SearchRank[];
-  phrase: Record<SearchRank, string>;
+  phrase: Record<PhraseRank, string>;
+  /** WORDS: a phrase per word of the query (a word mark, the word), longest first; empty without a WORDS rank. */
+  words: readonly string[];
   /** The bounds of a PREFIX match on a folded text: [folded, upper). */
   upper: string;
   /**
@@ -24,6 +31,8 @@ export interface QueryPhrases {
    * checks the lane's own field exactly anyway.
    */
   lexemes(): string | null;
+  /** PostgreSQL's word index query for WORDS: each word as a lexeme's start, ANDed; null without a WORDS rank. */
+  wordsLexemes(): string | null;
 }
 
 export function queryPhrases(query: string): QueryPhrases {
@@ -32,16 +41,35 @@ export function queryPhrases(query: string): QueryPhrases {
   const ranks: SearchRank[] = ["EXACT", "PREFIX"];
   if (matchesWords(folded)) ranks.push("WORD");
   if (matchesSubstrings(folded)) ranks.push("SUBSTRING");
+  const words = queryWords(folded);
+  if (words.length > 0) ranks.push("WORDS");
   // Every word but the last is whole (a separator follows it); the last is whole only when the query ends with a separator.
   const lastWhole = folded.length > 0 && isSeparatorCode(folded.charCodeAt(folded.length - 1));
   return {
     folded,
     ranks,
     phrase: { EXACT: START_MARK + WORD_MARK + marked + END_MARK, PREFIX: START_MARK + WORD_MARK + marked, WORD: WORD_MARK + marked, SUBSTRING: marked },
+    words: words.map((word) => WORD_MARK + word),
     upper: prefixUpperBound(folded),
     lexemes: () => (ranks.includes("WORD") ? wordQuery(marked, lastWhole) : null),
+    wordsLexemes: () => (words.length > 0 ? wordsQuery(words) : null),
   };
 }
+
+/**
+ * The word index query for WORDS: each word a lexeme's start. A one-character word matches thousands of
+ * lexemes, which the index ORs together before anything else: it is left to the statement's check
+ * (queryWords keeps a longer word in every such query).
+ */
+function wordsQuery(words: readonly string[]): string {
+  return words
+    .filter((word) => [...word].length > 1)
+    .map((word) => `${tsqueryLexeme(word)}:*`)
+    .join(" & ");
+}
+
+/** A tsquery lexeme: the text quoted, its quotes and backslashes escaped. */
+export const tsqueryLexeme = (text: string) => `'${text.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 
 /** A run of separators (./search-text.ts isSeparatorCode; the marks are separators too). */
 export const SEPARATOR_RUN = /[\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]+/g;
@@ -76,14 +104,24 @@ function wordQuery(marked: string, lastWhole: boolean): string | null {
     }
   }
   const kept = terms.length > 1 && terms[terms.length - 1].prefix && words[words.length - 1].length < 3 ? terms.slice(0, -1) : terms;
-  return kept.map(({ text, prefix }) => `'${text.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${prefix ? ":*" : ""}`).join(" & ");
+  return kept.map(({ text, prefix }) => `${tsqueryLexeme(text)}${prefix ? ":*" : ""}`).join(" & ");
 }
 
-/** The phrase for "matches at `rank` or better", falling back to the best rank below it the query has. */
+/**
+ * The phrase for "matches at `rank` or better", falling back to the best rank below it the query has;
+ * for WORDS, the phrase of the best rank above it (what matches at WORDS or better holds that phrase
+ * or every word: markedMatchesAtLeast).
+ */
 export function phraseAtLeast(phrases: QueryPhrases, rank: SearchRank): string {
-  const order: SearchRank[] = ["EXACT", "PREFIX", "WORD", "SUBSTRING"];
-  for (let i = order.indexOf(rank); i >= 0; i--) if (phrases.ranks.includes(order[i])) return phrases.phrase[order[i]];
+  const from = rank === "WORDS" ? PHRASE_RANKS.length - 1 : PHRASE_RANKS.indexOf(rank);
+  for (let i = from; i >= 0; i--) if (phrases.ranks.includes(PHRASE_RANKS[i])) return phrases.phrase[PHRASE_RANKS[i]];
   return phrases.phrase.EXACT;
+}
+
+/** Whether a marked text (searchedText) matches the query at `rank` or better. */
+export function markedMatchesAtLeast(marked: string, phrases: QueryPhrases, rank: SearchRank): boolean {
+  if (marked.includes(phraseAtLeast(phrases, rank))) return true;
+  return rank === "WORDS" && phrases.words.length > 0 && phrases.words.every((word) => marked.includes(word));
 }
 
 /** An FTS5 string: the phrase in double quotes, its own doubled. */

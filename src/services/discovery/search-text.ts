@@ -6,12 +6,16 @@
  * an ASCII character that is not a letter or a digit (space, `_`, `.`, `/`, `-`, `:` …); every other
  * character, non-ASCII letters included, belongs to a word.
  *
- * A query matches a text at one of four ranks, best first: EXACT (the whole text), PREFIX (its
- * start), WORD (the start of one of its words; only for a query that starts with a word character)
- * and SUBSTRING (anywhere; only for a query of three characters or more, what a trigram index can
- * serve). Each rank's texts include the next better rank's.
+ * A query matches a text at one of five ranks, best first: EXACT (the whole text), PREFIX (its
+ * start), WORD (the start of one of its words; only for a query that starts with a word character),
+ * SUBSTRING (anywhere; only for a query of three characters or more, what a trigram index can
+ * serve) and WORDS (each of the query's words starts a word of the text, in any order, whatever
+ * separates them: `customer orders` finds `raw/customer_orders.csv`, `orders 2024` finds
+ * `2024-05/orders.csv`; only for a query of two words or more, one of them two characters or more).
+ * Each of the first four ranks' texts include the next better rank's; WORDS is what a query of
+ * several words finds beyond them.
  */
-export const SEARCH_RANKS = ["EXACT", "PREFIX", "WORD", "SUBSTRING"] as const;
+export const SEARCH_RANKS = ["EXACT", "PREFIX", "WORD", "SUBSTRING", "WORDS"] as const;
 export type SearchRank = (typeof SEARCH_RANKS)[number];
 
 /**
@@ -71,6 +75,27 @@ export function matchesSubstrings(foldedQuery: string): boolean {
   return characters(foldedQuery) >= MIN_SUBSTRING_LENGTH;
 }
 
+/** A run of word characters (none of isSeparatorCode's). */
+const WORD_RUN = /[^\u0000-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]+/g;
+
+/**
+ * The words a folded query is matched by at WORDS, each once, longest first (a text is looked up by
+ * its rarest trigrams, which long words hold): none unless the query has two words or more and one of
+ * them is at least MIN_WORD_LENGTH characters, the shortest a trigram index can find at a word's start.
+ */
+export function queryWords(foldedQuery: string): string[] {
+  const runs = foldedQuery.match(WORD_RUN) ?? [];
+  if (runs.length < 2) return [];
+  const words = [...new Set(runs)].sort((a, b) => characters(b) - characters(a) || (a < b ? -1 : a > b ? 1 : 0));
+  return characters(words[0]) >= MIN_WORD_LENGTH ? words : [];
+}
+
+/** Whether `word` starts a word of a folded text (at its start or after a separator). */
+function startsAWord(folded: string, word: string): boolean {
+  for (let at = folded.indexOf(word); at >= 0; at = folded.indexOf(word, at + 1)) if (at === 0 || isSeparatorCode(folded.charCodeAt(at - 1))) return true;
+  return false;
+}
+
 /** The best rank at which a folded query matches a text, or null. */
 export function rankOf(text: string, foldedQuery: string): SearchRank | null {
   const folded = foldText(text);
@@ -80,6 +105,8 @@ export function rankOf(text: string, foldedQuery: string): SearchRank | null {
     for (let at = folded.indexOf(foldedQuery, 1); at > 0; at = folded.indexOf(foldedQuery, at + 1)) if (isSeparatorCode(folded.charCodeAt(at - 1))) return "WORD";
   }
   if (matchesSubstrings(foldedQuery) && folded.includes(foldedQuery)) return "SUBSTRING";
+  const words = queryWords(foldedQuery);
+  if (words.length > 0 && words.every((word) => startsAWord(folded, word))) return "WORDS";
   return null;
 }
 
@@ -87,6 +114,22 @@ export function rankOf(text: string, foldedQuery: string): SearchRank | null {
 export interface TextRange {
   start: number;
   end: number;
+}
+
+/**
+ * For a hit at WORDS: where each of the query's words starts a word of the text, left to right, not
+ * overlapping (of two words starting at one place, the longer).
+ */
+export function wordOccurrencesOf(text: string, words: readonly string[]): TextRange[] {
+  const folded = foldText(text);
+  const ranges: TextRange[] = [];
+  for (const word of words) {
+    for (let at = folded.indexOf(word); at >= 0; at = folded.indexOf(word, at + 1)) if (at === 0 || isSeparatorCode(folded.charCodeAt(at - 1))) ranges.push({ start: at, end: at + word.length });
+  }
+  ranges.sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept: TextRange[] = [];
+  for (const range of ranges) if (kept.length === 0 || range.start >= kept[kept.length - 1].end) kept.push(range);
+  return kept;
 }
 
 /** Every occurrence of a folded query in a text, left to right, not overlapping. */

@@ -28,13 +28,15 @@ import {
   searchedTable,
   substringFragments,
   fragmentPattern,
+  wordsLookup,
+  RARE_FRAGMENT,
   trigramProbeSql,
   trigramsOf,
   candidateQuery,
 } from "./search-lanes";
 import { columnTarget, DOCUMENT_KINDS, type DocumentKind, idRangeOf, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
 import { type QueryPhrases, queryPhrases } from "./search-phrases";
-import { occurrencesOf, type SearchRank, type TextRange } from "./search-text";
+import { occurrencesOf, queryWords, type SearchRank, type TextRange, WORD_MARK, wordOccurrencesOf } from "./search-text";
 
 /** A read connection, as the worker pool's jobs get one: statements answered as rows of values. */
 export interface SearchReader {
@@ -137,7 +139,7 @@ const entryRow = (values: unknown[]): EntryRow => ({
 
 /**
  * One page of search (docs: "Search"): the hits after `after`, by rank (EXACT, PREFIX, WORD,
- * SUBSTRING) and within a rank by lane (./search-lanes.ts), each thing once. A guarded text (a column's
+ * SUBSTRING, WORDS) and within a rank by lane (./search-lanes.ts), each thing once. A guarded text (a column's
  * description) is searched only for a viewer who may read it. A pure function over a read connection:
  * it can run wherever one is (the worker pool's jobs).
  */
@@ -185,8 +187,12 @@ async function readLanes(reader: SearchReader, plan: Plan, start: Position | nul
 export class InvalidPositionError extends Error {}
 
 interface Plan {
-  /** SQLite: each phrase's candidate query, once probed. */
+  /** SQLite: each lane's candidate query, once made. */
   lookups: Map<string, string | null>;
+  /** SQLite: each trigram's probe per FTS5 table, once read (the lanes' phrases share most of their trigrams). */
+  probes: Map<string, { n: number; reach: number }>;
+  /** PostgreSQL: per field and kind, how many entries a SUBSTRING lane's windows sampled and how many held each fragment (fragmentsKey). */
+  fragmentCounts: Map<string, { scanned: number; held: Map<string, number> }>;
   query: string;
   phrases: QueryPhrases;
   ids: IdQuery | null;
@@ -202,7 +208,7 @@ function planOf(query: string, kinds: readonly SearchKind[] | null): Plan {
     .update(JSON.stringify([phrases.folded, SEARCH_KINDS.filter((k) => asked.has(k))]))
     .digest("base64url")
     .slice(0, 10);
-  return { lookups: new Map(), query, phrases, ids: idQueryOf(phrases.folded), kinds: asked, fingerprint };
+  return { lookups: new Map(), probes: new Map(), fragmentCounts: new Map(), query, phrases, ids: idQueryOf(phrases.folded), kinds: asked, fingerprint };
 }
 
 /** A position: the query's fingerprint, the lane, the kind's or id family's place, the key (an entry id or an id). */
@@ -254,7 +260,7 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
   if (kinds.length === 0) return [];
   const guardedBefore = exclusionsBefore(index, plan.phrases).guarded;
   // SQLite finds candidates by the phrase's rarest trigrams (looked up once per request); on both, the statement keeps only the lane's entries.
-  const lookup = provider === "sqlite" ? await candidateLookup(reader, plan, searchedTable(lane.field as "label" | "guarded"), plan.phrases.phrase[lane.rank]) : undefined;
+  const lookup = provider === "sqlite" ? await candidateLookup(reader, plan, searchedTable(lane.field as "label" | "guarded"), lane.rank === "WORDS" ? plan.phrases.words : [plan.phrases.phrase[lane.rank]]) : undefined;
   if (lookup === null) return [];
   const filtered = lane.field === "guarded" || guardedBefore !== null;
   const found: Found[] = [];
@@ -321,7 +327,7 @@ async function readComparedLanes(reader: SearchReader, plan: Plan, indices: read
   return rows.slice(0, need).map((r) => ({ lane: lanes[Number(r[0])].index, kind: "entry", row: entryRow(r.slice(2)) }));
 }
 
-/** A WORD or SUBSTRING lane's entries in a run of kinds, after `from` (an entry id), `limit` at most, in id order. */
+/** A WORD, SUBSTRING or WORDS lane's entries in a run of kinds, after `from` (an entry id), `limit` at most, in id order. */
 async function laneRows(reader: SearchReader, plan: Plan, index: number, run: { kinds: DocumentKind[]; low: number; high: number }, from: number | null, limit: number, lookup: string | undefined): Promise<EntryRow[]> {
   if (reader.provider === "postgres") return pgLaneRows(reader, plan, index, run.kinds, from, limit);
   const statement = sqliteLaneSql(plan.phrases, index, run, from, limit, plan.ids, lookup!);
@@ -330,6 +336,13 @@ async function laneRows(reader: SearchReader, plan: Plan, index: number, run: { 
 
 /** Entries of a kind a PostgreSQL lane reads first by the primary key, before it decides how to read on. */
 const PG_LANE_WINDOW = 1_000;
+/**
+ * The same for a WORDS lane, which comes after every other and mostly finds what is left: one more hit
+ * for a full page, or names holding the words apart. Its first windows cost as much as the other
+ * lanes' (1,000 entries of each kind read and checked, 3 ms on the benchmark's store) for rows that
+ * are seldom there.
+ */
+const PG_WORDS_WINDOW = 250;
 /** The most entries of a kind a PostgreSQL lane reads by windows; past that the kind's index is cheaper. */
 const PG_LANE_WINDOWS_MAX = 16_000;
 
@@ -346,12 +359,24 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
     .map(({ kind, low, high }) => ({ kind, low: from === null ? low : Math.max(low, from + 1), high }))
     .filter(({ low, high }) => low < high);
   const hits: EntryRow[][] = parts.map(() => []);
-  // A SUBSTRING lane's fragments, counted in the windows: which of them the index looks up (fragmentPattern).
-  const fragments = LANES[index].rank === "SUBSTRING" ? substringFragments(plan.phrases.phrase.SUBSTRING) : [];
-  const held = parts.map(() => ({ scanned: 0, counts: fragments.map(() => 0) }));
+  // A SUBSTRING lane's fragments, or a WORDS lane's words, counted in the windows: which of them the index looks up (fragmentPattern, wordsLookup).
+  const rank = LANES[index].rank;
+  const fragments = rank === "SUBSTRING" ? substringFragments(plan.phrases.phrase.SUBSTRING) : rank === "WORDS" ? [...plan.phrases.words] : [];
+  const lookupOf = (place: number) => (rank === "WORDS" ? wordsLookup : fragmentPattern)(fragments, held[place].scanned, held[place].counts);
+  const field = (LANES[index] as Lane & { source: "entry" }).field;
+  // A WORDS lane starts from what the SUBSTRING lane of its field sampled: its words are that lane's fragments.
+  const sampled = parts.map(({ kind }) => (rank === "WORDS" ? plan.fragmentCounts.get(fragmentsKey(field, kind)) : undefined));
+  const held = parts.map((_, place) => {
+    const known = sampled[place];
+    // A word the SUBSTRING lane did not count (shorter than a fragment) is taken for common.
+    return known ? { scanned: known.scanned, counts: fragments.map((word) => known.held.get(word.slice(WORD_MARK.length)) ?? known.scanned) } : { scanned: 0, counts: fragments.map(() => 0) };
+  });
   // Per kind, how it is read next: a window of this many entries from `low`, the index after `after`, or nothing (read to its end).
   type Next = { window: number; low: number; scanned: number } | { after: number } | null;
-  const next: Next[] = parts.map(({ low }) => ({ window: PG_LANE_WINDOW, low, scanned: 0 }));
+  const next: Next[] = parts.map(({ low }, place) =>
+    // A kind where one of the words is rare is read by its index from the start (wordsLookup looks up the rare ones).
+    held[place].scanned > 0 && held[place].counts.some((count) => count / held[place].scanned <= RARE_FRAGMENT) ? { after: low - 1 } : { window: rank === "WORDS" ? PG_WORDS_WINDOW : PG_LANE_WINDOW, low, scanned: 0 },
+  );
   for (;;) {
     // The kinds still read: those before the place where the hits already read make `limit`.
     const windows: { place: number; low: number; high: number; window: number }[] = [];
@@ -360,7 +385,7 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
     for (let place = 0; place < parts.length && total < limit; place++) {
       const step = next[place];
       if (step && "window" in step) windows.push({ place, low: step.low, high: parts[place].high, window: step.window });
-      else if (step) indexed.push({ place, kind: parts[place].kind, after: step.after, high: parts[place].high, pattern: fragmentPattern(fragments, held[place].scanned, held[place].counts) });
+      else if (step) indexed.push({ place, kind: parts[place].kind, after: step.after, high: parts[place].high, pattern: lookupOf(place) });
       total += hits[place].length;
     }
     if (windows.length === 0 && indexed.length === 0) break;
@@ -398,19 +423,34 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
       next[place] = scanned + predicted <= PG_LANE_WINDOWS_MAX ? { window: Math.min(predicted, PG_LANE_WINDOWS_MAX - scanned), low: end + 1, scanned } : { after: end };
     }
   }
+  if (rank === "SUBSTRING" && fragments.length > 0) {
+    parts.forEach(({ kind }, place) => {
+      if (held[place].scanned > 0) plan.fragmentCounts.set(fragmentsKey(field, kind), { scanned: held[place].scanned, held: new Map(fragments.map((fragment, i) => [fragment, held[place].counts[i]])) });
+    });
+  }
   return hits.flat().slice(0, limit);
 }
 
-/** SQLite: the FTS5 query for a phrase's candidates (null: none can hold it), its trigrams probed once per request. */
-async function candidateLookup(reader: SearchReader, plan: Plan, table: string, phrase: string): Promise<string | null> {
-  const key = `${table}\u0000${phrase}`;
+const fragmentsKey = (field: Field, kind: DocumentKind) => `${field}\u0000${kind}`;
+
+/**
+ * SQLite: the FTS5 query for the candidates of texts holding every one of `phrases` (null: none can
+ * hold them), their trigrams probed once per request. A WORDS lane's phrases are its words; a word
+ * too short for a trigram is left to the statement's check.
+ */
+async function candidateLookup(reader: SearchReader, plan: Plan, table: string, phrases: readonly string[]): Promise<string | null> {
+  const key = `${table}\u0000${phrases.join("\u0000")}`;
   if (!plan.lookups.has(key)) {
-    const trigrams = trigramsOf(phrase);
-    if (trigrams.length === 0) throw new Error(`search: no trigram in the phrase of a lane (${JSON.stringify(phrase)})`);
-    const probe = trigramProbeSql(table, trigrams);
-    const probes = trigrams.map(() => ({ n: 0, reach: 0 }));
-    for (const [i, n, reach] of (await reader.readRows(probe.sql, probe.params)).rows) probes[Number(i)] = { n: Number(n), reach: Number(reach ?? 0) };
-    plan.lookups.set(key, candidateQuery(trigrams, probes));
+    const trigrams = trigramsOf(phrases);
+    if (trigrams.length === 0) throw new Error(`search: no trigram in the phrases of a lane (${JSON.stringify(phrases)})`);
+    const probed = (trigram: string) => `${table}\u0000${trigram}`;
+    const unknown = trigrams.filter((trigram) => !plan.probes.has(probed(trigram)));
+    if (unknown.length > 0) {
+      const probe = trigramProbeSql(table, unknown);
+      for (const trigram of unknown) plan.probes.set(probed(trigram), { n: 0, reach: 0 });
+      for (const [i, n, reach] of (await reader.readRows(probe.sql, probe.params)).rows) plan.probes.set(probed(unknown[Number(i)]), { n: Number(n), reach: Number(reach ?? 0) });
+    }
+    plan.lookups.set(key, candidateQuery(trigrams, trigrams.map((trigram) => plan.probes.get(probed(trigram))!)));
   }
   return plan.lookups.get(key)!;
 }
@@ -436,9 +476,12 @@ async function keptRows(rows: readonly EntryRow[], lane: Lane & { source: "entry
 async function hitsOf(reader: SearchReader, plan: Plan, page: readonly Found[]): Promise<SearchHit[]> {
   const versions = await newestVersions(reader, page.flatMap((f) => (f.kind === "entry" && (f.row.kind === "DATASET" || f.row.kind === "COLUMN") ? [f.row] : [])));
   const folded = plan.phrases.folded;
+  const words = queryWords(folded);
   return page.map((f): SearchHit => {
     const lane = LANES[f.lane];
     const rank = lane.rank;
+    // What to highlight: the query, or at WORDS each of its words where it starts a word.
+    const occurrences = rank === "WORDS" ? (text: string) => wordOccurrencesOf(text, words) : (text: string) => occurrencesOf(text, folded);
     if (f.kind === "run") {
       return {
         kind: "RUN",
@@ -484,8 +527,8 @@ async function hitsOf(reader: SearchReader, plan: Plan, page: readonly Found[]):
       label: row.label,
       detail: row.detail,
       rank,
-      highlights: occurrencesOf(row.label, folded),
-      matched: { field: field === "id" ? "ID" : field === "label" ? "LABEL" : field === "keywords" ? "KEYWORDS" : "DESCRIPTION", text: matchedText, highlights: occurrencesOf(matchedText, folded) },
+      highlights: occurrences(row.label),
+      matched: { field: field === "id" ? "ID" : field === "label" ? "LABEL" : field === "keywords" ? "KEYWORDS" : "DESCRIPTION", text: matchedText, highlights: occurrences(matchedText) },
       artifactId: row.kind === "ARTIFACT" ? (row.key as ArtifactId) : null,
       runId: null,
       operationId: row.kind === "JOB" ? (row.key as OperationId) : null,
