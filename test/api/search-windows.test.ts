@@ -38,9 +38,11 @@ describe("search over more entries than a window", () => {
     await registerOperation(t, generator);
     const record = (names: string[]) => recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: names.map(draft) }] });
     // Oldest: five needles and three pins among 300 others; then 1,500 without any; newest: one needle in twenty.
-    await record([...oldNeedles, ...oldPins, ...oldCodes, ...Array.from({ length: 300 }, (_, i) => `old/hay/${i}.csv`)]);
+    await record([...oldNeedles, ...oldPins, ...oldCodes, "old/left/right.csv", ...Array.from({ length: 300 }, (_, i) => `old/hay/${i}.csv`)]);
     await record(Array.from({ length: 1_500 }, (_, i) => `mid/hay/${i}.csv`));
     await record(Array.from({ length: 600 }, (_, i) => (i % 20 === 0 ? newNeedles[i / 20] : `new/hay/${i}.csv`)));
+    // Two words each in 1,200 names, never together (but in the oldest name of all).
+    await record(Array.from({ length: 2_400 }, (_, i) => (i % 2 === 0 ? `new/left/${i}.csv` : `new/right/${i}.csv`)));
   }, 120_000);
   afterAll(() => t.close());
 
@@ -69,6 +71,15 @@ describe("search over more entries than a window", () => {
     expect(await allPages("ip code", 10)).toEqual(["SUBSTRING old/zip code.csv"]);
     expect((await allPages("ip_code_3", 10)).sort()).toEqual(["SUBSTRING old/zip_code_3.csv", ...Array.from({ length: 10 }, (_, i) => `SUBSTRING old/zip_code_3${i}.csv`)].sort());
     expect(await allPages("ip-code", 10)).toEqual([]);
+  });
+
+  test("words in any order that many names hold apart and one, the oldest, together: past what one statement reads (WORDS)", async () => {
+    expect(await allPages("right left", 10)).toEqual(["WORDS old/left/right.csv"]);
+    expect(await allPages("left righ", 10)).toEqual(["WORDS old/left/right.csv"]);
+    // Dense: every one of the 1,200 and the oldest, newest first, in pages of 100 as in one of 1,000 and more.
+    const dense = await allPages("csv left", 100);
+    expect(dense).toHaveLength(1_201);
+    expect(dense[1_200]).toBe("WORDS old/left/right.csv");
   });
 
   test("a substring across the windows", async () => {

@@ -1,4 +1,4 @@
-import { fragmentPattern, substringFragments, wordsLookup } from "../../src/services/discovery/search-lanes";
+import { candidateQuery, fragmentPattern, substringFragments, wordsLookup } from "../../src/services/discovery/search-lanes";
 import { queryPhrases } from "../../src/services/discovery/search-phrases";
 
 /**
@@ -73,5 +73,19 @@ describe("a WORDS lane's words and the index query of the rarer ones", () => {
     expect(wordsLookup(queryPhrases("part 00042").words, 0, [0, 0])).toBeNull();
     expect(queryPhrases("part 00042").wordsLexemes()).toBe("'00042':* & 'part':*");
     expect(queryPhrases("orders x").wordsLexemes()).toBe("'orders':*");
+  });
+});
+
+/** SQLite's lookup of a WORDS lane's candidates once the rarest trigrams brought too many (search-lanes.ts candidateQuery). */
+describe("an FTS5 lookup by each word", () => {
+  const probe = (n: number, reach = 0) => ({ n, reach });
+  test("the rarest three overall; by each word, the rarest two of each first", () => {
+    const trigrams = ["\u0001or", "ord", "rde", "\u0001sc", "sco", "cor"];
+    const probes = [probe(256, 10), probe(256, 30), probe(256, 20), probe(256, 50), probe(256, 60), probe(256, 40)];
+    // Overall: the sparsest three, all of one word.
+    expect(candidateQuery(trigrams, probes)).toBe('"sco" AND "\u0001sc" AND "cor"');
+    expect(candidateQuery(trigrams, probes, [["\u0001or", "ord", "rde"], ["\u0001sc", "sco", "cor"]])).toBe('"ord" AND "rde" AND "sco" AND "\u0001sc"');
+    // A trigram in no text: nothing to look up.
+    expect(candidateQuery(trigrams, [probe(0), ...probes.slice(1)], [["\u0001or"], ["sco"]])).toBeNull();
   });
 });

@@ -298,6 +298,34 @@ export function sqliteLaneSql(
 }
 
 /**
+ * SQLite, a WORDS lane: as sqliteLaneSql, but over at most `candidates` candidates from `after` on, so
+ * that one statement's work has a bound whatever the words: words common on their own that no text
+ * holds together (`orders scores` on the benchmark's store) have thousands of candidates and no hit,
+ * and a statement reading them all held the event loop 480 ms. Rows: [0, ...ENTRY_SELECT] for the
+ * lane's entries, then [1, the last candidate's id, how many candidates were read].
+ */
+export function sqliteCappedLaneSql(
+  phrases: QueryPhrases,
+  index: number,
+  range: { low: number; high: number },
+  after: number | null,
+  limit: number,
+  ids: IdQuery | null,
+  lookup: string,
+  candidates: number,
+): { sql: string; params: unknown[] } {
+  const lane = LANES[index] as { field: "label" | "guarded" };
+  const params = new Params("sqlite");
+  const low = after === null ? range.low : Math.max(range.low, after + 1);
+  const table = searchedTable(lane.field);
+  // Bound in the statement's order: SQLite's parameters are positional.
+  const read = `WITH c AS MATERIALIZED (SELECT rowid AS "id" FROM "${table}" WHERE "${table}" MATCH ${params.bind(lookup)} AND rowid >= ${params.bind(low)} AND rowid < ${params.bind(range.high)} ORDER BY rowid LIMIT ${params.bind(candidates)}) `;
+  const hits = `SELECT * FROM (SELECT 0 AS "marker", ${ENTRY_SELECT} FROM c JOIN "SearchEntry" e ON e."id" = c."id" WHERE ${inLaneSql("sqlite", params, phrases, index, ids)} ORDER BY c."id" LIMIT ${params.bind(limit)})`;
+  const marker = `SELECT 1, (SELECT max("id") FROM c), (SELECT count(*) FROM c)${", NULL".repeat(ENTRY_COLUMNS - 2)}`;
+  return { sql: `${read}${hits} UNION ALL ${marker}`, params: params.values };
+}
+
+/**
  * PostgreSQL: a WORD, SUBSTRING or WORDS lane's candidates by an index — the word index (WORD: the
  * query's words and pairs; WORDS: each word's start) or the trigram index (SUBSTRING), by the whole
  * phrase or by the pattern of its rarer fragments (fragmentPattern).
@@ -441,6 +469,8 @@ const MAX_PROBED_TRIGRAMS = 12;
 export const PROBE_CAP = 256;
 /** The trigrams a candidate lookup asks for: the rarest few (each candidate is checked anyway). */
 const LOOKED_UP_TRIGRAMS = 3;
+/** The trigrams a lookup by each word asks for from each word. */
+const TRIGRAMS_PER_WORD = 2;
 
 /** The distinct trigrams of some phrases (at most MAX_PROBED_TRIGRAMS, spread over them). */
 export function trigramsOf(phrases: string | readonly string[]): string[] {
@@ -469,14 +499,23 @@ export function trigramProbeSql(table: string, trigrams: readonly string[]): { s
   return { sql, params: trigrams.map(ftsPhrase) };
 }
 
-/** The FTS5 query for the candidates: the rarest trigrams by their probes (null: one of them is in no text). */
-export function candidateQuery(trigrams: readonly string[], probes: readonly { n: number; reach: number }[]): string | null {
+/**
+ * The FTS5 query for the candidates: the rarest trigrams by their probes (null: one of them is in no
+ * text). With `groups` (a WORDS lane's words, each its trigrams), the rarest TRIGRAMS_PER_WORD of each
+ * first, then the rarest of the rest: for words common on their own that no text holds together,
+ * whose rarest trigrams overall are one word's (`orders scores` on the benchmark's store: 68,000 texts
+ * hold `scores`' rarest three, none both words; two of each, 6–12 ms in FTS5, no text). Each doclist
+ * of a common trigram costs FTS5 milliseconds to walk, so this is the second lookup, not the first.
+ */
+export function candidateQuery(trigrams: readonly string[], probes: readonly { n: number; reach: number }[], groups: readonly (readonly string[])[] = []): string | null {
   if (probes.some(({ n }) => n === 0)) return null;
-  const rarest = trigrams
-    .map((trigram, i) => ({ trigram, ...probes[i] }))
-    .sort((a, b) => a.n - b.n || b.reach - a.reach)
-    .slice(0, LOOKED_UP_TRIGRAMS);
-  return rarest.map(({ trigram }) => ftsPhrase(trigram)).join(" AND ");
+  const ranked = trigrams.map((trigram, i) => ({ trigram, ...probes[i] })).sort((a, b) => a.n - b.n || b.reach - a.reach);
+  const chosen: string[] = [];
+  for (const group of groups) {
+    for (const { trigram } of ranked.filter((probe) => group.includes(probe.trigram)).slice(0, TRIGRAMS_PER_WORD)) if (!chosen.includes(trigram)) chosen.push(trigram);
+  }
+  for (const { trigram } of ranked) if (chosen.length < LOOKED_UP_TRIGRAMS && !chosen.includes(trigram)) chosen.push(trigram);
+  return chosen.map((trigram) => ftsPhrase(trigram)).join(" AND ");
 }
 
 /** The asked kinds the index holds entries for, cut into runs of consecutive id ranges (in DOCUMENT_KINDS order: ascending ids). */

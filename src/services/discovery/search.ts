@@ -25,6 +25,7 @@ import {
   pgIndexedLaneSql,
   pgWindowLaneSql,
   sqliteLaneSql,
+  sqliteCappedLaneSql,
   searchedTable,
   substringFragments,
   fragmentPattern,
@@ -260,8 +261,10 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
   if (kinds.length === 0) return [];
   const guardedBefore = exclusionsBefore(index, plan.phrases).guarded;
   // SQLite finds candidates by the phrase's rarest trigrams (looked up once per request); on both, the statement keeps only the lane's entries.
-  const lookup = provider === "sqlite" ? await candidateLookup(reader, plan, searchedTable(lane.field as "label" | "guarded"), lane.rank === "WORDS" ? plan.phrases.words : [plan.phrases.phrase[lane.rank]]) : undefined;
+  const table = searchedTable(lane.field as "label" | "guarded");
+  const lookup = provider === "sqlite" ? await candidateLookup(reader, plan, table, lane.rank === "WORDS" ? plan.phrases.words : [plan.phrases.phrase[lane.rank]]) : undefined;
   if (lookup === null) return [];
+  if (provider === "sqlite" && lane.rank === "WORDS") return sqliteWordsLane(reader, plan, index, kinds, after, need, canRead, lookup!, guardedBefore);
   const filtered = lane.field === "guarded" || guardedBefore !== null;
   const found: Found[] = [];
   let from = after ? Number(after.key) : null;
@@ -277,6 +280,43 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
       for (const row of kept) if (found.length < need) found.push({ lane: index, kind: "entry", row });
       if (found.length >= need || rows.length < limit) break;
       from = rows[rows.length - 1].id;
+    }
+    if (found.length >= need) break;
+    from = null;
+  }
+  return found;
+}
+
+/** Candidates one statement of a WORDS lane reads at most on SQLite (sqliteCappedLaneSql). */
+const WORDS_CANDIDATES = 1_024;
+
+/**
+ * SQLite, a WORDS lane: its candidates read WORDS_CANDIDATES at a time (each statement in a turn of its
+ * own once a slice is spent, db/statement-turns.ts). The candidates are first those of the words' rarest
+ * trigrams; once a statement has read its whole allowance, they are many, and the lane reads on by two
+ * trigrams of each word (the words' lookup), which no text misses that holds every word.
+ */
+async function sqliteWordsLane(reader: SearchReader, plan: Plan, index: number, kinds: readonly DocumentKind[], after: Position | null, need: number, canRead: ReadableCheck, rarest: string, guardedBefore: SearchRank | null): Promise<Found[]> {
+  const lane = LANES[index] as Lane & { source: "entry"; field: "label" | "guarded" };
+  const filtered = lane.field === "guarded" || guardedBefore !== null;
+  let lookup = rarest;
+  const found: Found[] = [];
+  let from = after ? Number(after.key) : null;
+  for (const run of kindRuns(kinds)) {
+    if (from !== null && run.high <= from) continue;
+    for (;;) {
+      const limit = need - found.length;
+      const statement = sqliteCappedLaneSql(plan.phrases, index, run, from, limit, plan.ids, lookup, WORDS_CANDIDATES);
+      const { rows: read } = await reader.readRows(statement.sql, statement.params);
+      const marker = read[read.length - 1];
+      const rows = read.slice(0, -1).map((r) => entryRow(r.slice(1)));
+      const kept = filtered ? await keptRows(rows, lane, guardedBefore, plan.phrases, canRead) : rows;
+      for (const row of kept) if (found.length < need) found.push({ lane: index, kind: "entry", row });
+      const candidates = Number(marker[2]);
+      if (found.length >= need || candidates < WORDS_CANDIDATES) break;
+      // Not every candidate read: on from the last hit (the statement stopped at its limit) or from the last candidate.
+      from = rows.length >= limit ? rows[rows.length - 1].id : Number(marker[1]);
+      if (lookup === rarest) lookup = (await candidateLookup(reader, plan, searchedTable(lane.field), plan.phrases.words, true)) ?? rarest;
     }
     if (found.length >= need) break;
     from = null;
@@ -433,15 +473,21 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
 
 const fragmentsKey = (field: Field, kind: DocumentKind) => `${field}\u0000${kind}`;
 
+/** The words of a WORDS lane whose trigrams SQLite looks up by each word (a query may hold a hundred). */
+const MAX_LOOKED_UP_WORDS = 4;
+
 /**
  * SQLite: the FTS5 query for the candidates of texts holding every one of `phrases` (null: none can
- * hold them), their trigrams probed once per request. A WORDS lane's phrases are its words; a word
- * too short for a trigram is left to the statement's check.
+ * hold them), their trigrams probed once per request and table. A WORDS lane's phrases are its
+ * words; a word too short for a trigram is left to the statement's check. `byEachWord`: some trigrams
+ * of each word (candidateQuery's groups), not only the rarest.
  */
-async function candidateLookup(reader: SearchReader, plan: Plan, table: string, phrases: readonly string[]): Promise<string | null> {
-  const key = `${table}\u0000${phrases.join("\u0000")}`;
+async function candidateLookup(reader: SearchReader, plan: Plan, table: string, phrases: readonly string[], byEachWord = false): Promise<string | null> {
+  const key = `${table}\u0000${byEachWord}\u0000${phrases.join("\u0000")}`;
   if (!plan.lookups.has(key)) {
-    const trigrams = trigramsOf(phrases);
+    // By each word: the trigrams of its longest MAX_LOOKED_UP_WORDS words, each word's own (the others are left to the statement's check).
+    const groups = byEachWord ? phrases.slice(0, MAX_LOOKED_UP_WORDS).map((phrase) => trigramsOf(phrase)).filter((group) => group.length > 0) : [];
+    const trigrams = groups.length > 0 ? [...new Set(groups.flat())] : trigramsOf(phrases);
     if (trigrams.length === 0) throw new Error(`search: no trigram in the phrases of a lane (${JSON.stringify(phrases)})`);
     const probed = (trigram: string) => `${table}\u0000${trigram}`;
     const unknown = trigrams.filter((trigram) => !plan.probes.has(probed(trigram)));
@@ -450,7 +496,7 @@ async function candidateLookup(reader: SearchReader, plan: Plan, table: string, 
       for (const trigram of unknown) plan.probes.set(probed(trigram), { n: 0, reach: 0 });
       for (const [i, n, reach] of (await reader.readRows(probe.sql, probe.params)).rows) plan.probes.set(probed(unknown[Number(i)]), { n: Number(n), reach: Number(reach ?? 0) });
     }
-    plan.lookups.set(key, candidateQuery(trigrams, trigrams.map((trigram) => plan.probes.get(probed(trigram))!)));
+    plan.lookups.set(key, candidateQuery(trigrams, trigrams.map((trigram) => plan.probes.get(probed(trigram))!), groups));
   }
   return plan.lookups.get(key)!;
 }
