@@ -277,6 +277,12 @@ export function comparedLanesSql(provider: DatabaseProvider, phrases: QueryPhras
  * folded texts (sqliteMatchesAtLeast) as it comes, so the statement stops at `limit` entries of the
  * lane. Only the lane's entries leave the database (inLane is the same rule in JavaScript).
  * PostgreSQL's indexes keep no order: pgWindowLaneSql and pgIndexedLaneSql.
+ *
+ * With `candidates` (a WORDS lane), over at most that many candidates, so that one statement's work
+ * has a bound whatever the words: words common on their own that no text holds together (`orders
+ * scores` on the benchmark's store) have thousands of candidates and no hit, and a statement reading
+ * them all held the event loop 480 ms. Rows then: [0, ...ENTRY_SELECT] for the lane's entries, and
+ * last [1, the last candidate's id, how many candidates were read].
  */
 export function sqliteLaneSql(
   phrases: QueryPhrases,
@@ -287,38 +293,17 @@ export function sqliteLaneSql(
   ids: IdQuery | null,
   /** The FTS5 query for the candidates (candidateQuery). */
   lookup: string,
+  candidates: number | null = null,
 ): { sql: string; params: unknown[] } {
   const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" };
   const params = new Params("sqlite");
   const low = after === null ? range.low : Math.max(range.low, after + 1);
   const table = searchedTable(lane.field);
   // Bound in the statement's order: SQLite's parameters are positional.
-  const where = `"${table}" MATCH ${params.bind(lookup)} AND t.rowid >= ${params.bind(low)} AND t.rowid < ${params.bind(range.high)} AND ${inLaneSql("sqlite", params, phrases, index, ids)}`;
-  return { sql: `SELECT ${ENTRY_SELECT} FROM "${table}" t JOIN "SearchEntry" e ON e."id" = t.rowid WHERE ${where} ORDER BY t.rowid LIMIT ${params.bind(limit)}`, params: params.values };
-}
-
-/**
- * SQLite, a WORDS lane: as sqliteLaneSql, but over at most `candidates` candidates from `after` on, so
- * that one statement's work has a bound whatever the words: words common on their own that no text
- * holds together (`orders scores` on the benchmark's store) have thousands of candidates and no hit,
- * and a statement reading them all held the event loop 480 ms. Rows: [0, ...ENTRY_SELECT] for the
- * lane's entries, then [1, the last candidate's id, how many candidates were read].
- */
-export function sqliteCappedLaneSql(
-  phrases: QueryPhrases,
-  index: number,
-  range: { low: number; high: number },
-  after: number | null,
-  limit: number,
-  ids: IdQuery | null,
-  lookup: string,
-  candidates: number,
-): { sql: string; params: unknown[] } {
-  const lane = LANES[index] as { field: "label" | "guarded" };
-  const params = new Params("sqlite");
-  const low = after === null ? range.low : Math.max(range.low, after + 1);
-  const table = searchedTable(lane.field);
-  // Bound in the statement's order: SQLite's parameters are positional.
+  if (candidates === null) {
+    const where = `"${table}" MATCH ${params.bind(lookup)} AND t.rowid >= ${params.bind(low)} AND t.rowid < ${params.bind(range.high)} AND ${inLaneSql("sqlite", params, phrases, index, ids)}`;
+    return { sql: `SELECT ${ENTRY_SELECT} FROM "${table}" t JOIN "SearchEntry" e ON e."id" = t.rowid WHERE ${where} ORDER BY t.rowid LIMIT ${params.bind(limit)}`, params: params.values };
+  }
   const read = `WITH c AS MATERIALIZED (SELECT rowid AS "id" FROM "${table}" WHERE "${table}" MATCH ${params.bind(lookup)} AND rowid >= ${params.bind(low)} AND rowid < ${params.bind(range.high)} ORDER BY rowid LIMIT ${params.bind(candidates)}) `;
   const hits = `SELECT * FROM (SELECT 0 AS "marker", ${ENTRY_SELECT} FROM c JOIN "SearchEntry" e ON e."id" = c."id" WHERE ${inLaneSql("sqlite", params, phrases, index, ids)} ORDER BY c."id" LIMIT ${params.bind(limit)})`;
   const marker = `SELECT 1, (SELECT max("id") FROM c), (SELECT count(*) FROM c)${", NULL".repeat(ENTRY_COLUMNS - 2)}`;

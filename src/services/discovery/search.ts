@@ -25,7 +25,6 @@ import {
   pgIndexedLaneSql,
   pgWindowLaneSql,
   sqliteLaneSql,
-  sqliteCappedLaneSql,
   searchedTable,
   substringFragments,
   fragmentPattern,
@@ -287,7 +286,7 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
   return found;
 }
 
-/** Candidates one statement of a WORDS lane reads at most on SQLite (sqliteCappedLaneSql). */
+/** Candidates one statement of a WORDS lane reads at most on SQLite (sqliteLaneSql). */
 const WORDS_CANDIDATES = 1_024;
 
 /**
@@ -306,7 +305,7 @@ async function sqliteWordsLane(reader: SearchReader, plan: Plan, index: number, 
     if (from !== null && run.high <= from) continue;
     for (;;) {
       const limit = need - found.length;
-      const statement = sqliteCappedLaneSql(plan.phrases, index, run, from, limit, plan.ids, lookup, WORDS_CANDIDATES);
+      const statement = sqliteLaneSql(plan.phrases, index, run, from, limit, plan.ids, lookup, WORDS_CANDIDATES);
       const { rows: read } = await reader.readRows(statement.sql, statement.params);
       const marker = read[read.length - 1];
       const rows = read.slice(0, -1).map((r) => entryRow(r.slice(1)));
