@@ -36,7 +36,7 @@ import {
 } from "./search-lanes";
 import { columnTarget, DOCUMENT_KINDS, type DocumentKind, idRangeOf, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
 import { type QueryPhrases, queryPhrases } from "./search-phrases";
-import { occurrencesOf, queryWords, type SearchRank, type TextRange, WORD_MARK, wordOccurrencesOf } from "./search-text";
+import { occurrencesOf, type SearchRank, type TextRange, WORD_MARK, wordOccurrencesOf } from "./search-text";
 
 /** A read connection, as the worker pool's jobs get one: statements answered as rows of values. */
 export interface SearchReader {
@@ -260,8 +260,7 @@ async function readLane(reader: SearchReader, plan: Plan, index: number, after: 
   if (kinds.length === 0) return [];
   const guardedBefore = exclusionsBefore(index, plan.phrases).guarded;
   // SQLite finds candidates by the phrase's rarest trigrams (looked up once per request); on both, the statement keeps only the lane's entries.
-  const table = searchedTable(lane.field as "label" | "guarded");
-  const lookup = provider === "sqlite" ? await candidateLookup(reader, plan, table, lane.rank === "WORDS" ? plan.phrases.words : [plan.phrases.phrase[lane.rank]]) : undefined;
+  const lookup = provider === "sqlite" ? await candidateLookup(reader, plan, searchedTable(lane.field as "label" | "guarded"), lane.rank === "WORDS" ? plan.phrases.words : [plan.phrases.phrase[lane.rank]]) : undefined;
   if (lookup === null) return [];
   if (provider === "sqlite" && lane.rank === "WORDS") return sqliteWordsLane(reader, plan, index, kinds, after, need, canRead, lookup!, guardedBefore);
   const filtered = lane.field === "guarded" || guardedBefore !== null;
@@ -521,7 +520,8 @@ async function keptRows(rows: readonly EntryRow[], lane: Lane & { source: "entry
 async function hitsOf(reader: SearchReader, plan: Plan, page: readonly Found[]): Promise<SearchHit[]> {
   const versions = await newestVersions(reader, page.flatMap((f) => (f.kind === "entry" && (f.row.kind === "DATASET" || f.row.kind === "COLUMN") ? [f.row] : [])));
   const folded = plan.phrases.folded;
-  const words = queryWords(folded);
+  // The plan's words (a word mark, the word), as the WORDS lanes matched them.
+  const words = plan.phrases.words.map((phrase) => phrase.slice(WORD_MARK.length));
   return page.map((f): SearchHit => {
     const lane = LANES[f.lane];
     const rank = lane.rank;
