@@ -57,7 +57,7 @@ describe("a SUBSTRING lane's index lookup holds every text the phrase is in (pos
         const marked = searchedText(t);
         if (!marked.includes(phrases.phrase.SUBSTRING)) continue;
         const fragments = substringFragments(phrases.phrase.SUBSTRING);
-        const pattern = fragmentPattern(fragments, 256, fragments.map((_, i) => counts[i % counts.length]));
+        const pattern = fragmentPattern(phrases.phrase.SUBSTRING, fragments, 256, fragments.map((_, i) => counts[i % counts.length]));
         if (pattern !== null) cases.push({ marked, pattern });
         // The whole phrase, as a lookup takes it when no fragment is left out.
         else if (whole < 300) {

@@ -1,5 +1,5 @@
-import { candidateQuery, fragmentPattern, substringFragments, wordsLookup } from "../../src/services/discovery/search-lanes";
-import { queryPhrases } from "../../src/services/discovery/search-phrases";
+import { candidateQuery, fragmentPattern, fragmentSpans, substringFragments, wordsLookup } from "../../src/services/discovery/search-lanes";
+import { queryPhrases, trigramText } from "../../src/services/discovery/search-phrases";
 
 /**
  * PostgreSQL's SUBSTRING lane looks a kind up by its rarer fragments when the windows it read first
@@ -19,23 +19,51 @@ describe("a SUBSTRING lane's fragments and the pattern of the rarer ones", () =>
     expect(fragmentsOf("ab/orders")).toEqual([]);
   });
 
+  const patternOf = (query: string, held: number[], scanned = 256) => fragmentPattern(queryPhrases(query).phrase.SUBSTRING, fragmentsOf(query), scanned, held);
+
   test("a rare fragment is looked up without the common ones", () => {
-    expect(fragmentPattern(["part", "00042"], 256, [256, 0])).toBe("%00042%");
-    expect(fragmentPattern(["raw", "customer", "2024", "part", "00042", "csv"], 256, [30, 16, 256, 256, 1, 256])).toBe("%00042%");
+    expect(patternOf("part-00042", [256, 0])).toBe("%00042%");
+    expect(patternOf("raw/customer/2024/part-00042.csv", [30, 16, 256, 256, 1, 256])).toBe("%00042%");
     // Two rare ones, in the phrase's order.
-    expect(fragmentPattern(["x1x", "common", "y2y"], 256, [0, 250, 1])).toBe("%x1x%y2y%");
+    expect(patternOf("x1x common y2y", [0, 250, 1])).toBe("%x1x%y2y%");
   });
 
-  test("without a rare one: the rarest and every one not common", () => {
-    expect(fragmentPattern(["aaa", "bbb", "ccc"], 256, [200, 30, 20])).toBe("%bbb%ccc%");
-    expect(fragmentPattern(["aaa", "bbb"], 256, [256, 250])).toBe("%bbb%");
+  test("without a rare one: the rarest and every one not common, each with the separators beside it", () => {
+    // fraud in 6% of the entries, part in all: texts holding `fraud` followed by a space (S), not every text holding fraud.
+    expect(patternOf("fraud part", [16, 256])).toBe("%fraudS%");
+    expect(patternOf("part fraud", [256, 16])).toBe("%Sfraud%");
+    expect(patternOf("aaa/bbb", [256, 250])).toBe("%Pbbb%");
+    // Kept fragments that meet across a separator are one piece; those apart, two.
+    expect(patternOf("aaa bbb-ccc", [200, 30, 20])).toBe("%SbbbHccc%");
+    expect(patternOf("aaa bbb ccc", [30, 256, 20])).toBe("%aaaS%Sccc%");
+    // A separator the index does not turn into a letter (`,`) is a break: nothing beside it is kept; runs too short to be fragments are not kept either.
+    expect(patternOf("ab,cdef_gh ijk", [256, 10])).toBe("%Sijk%");
+    expect(patternOf("abc,def", [256, 10])).toBe("%def%");
   });
 
   test("the whole phrase when every fragment would be kept, or nothing was counted", () => {
-    expect(fragmentPattern(["email", "address"], 256, [25, 25])).toBeNull();
-    expect(fragmentPattern(["part", "00042"], 256, [0, 0])).toBeNull();
-    expect(fragmentPattern(["part", "00042"], 0, [0, 0])).toBeNull();
-    expect(fragmentPattern([], 256, [])).toBeNull();
+    expect(patternOf("email address", [25, 25])).toBeNull();
+    expect(patternOf("part-00042", [0, 0])).toBeNull();
+    expect(patternOf("part-00042", [0, 0], 0)).toBeNull();
+    expect(patternOf("ession", [])).toBeNull();
+  });
+
+  test("the pieces are the phrase's own, in order, as the trigram index reads them", () => {
+    for (const query of ["raw/customer_orders/2024-03-17/part-00042.csv", "fraud part", "a-b-cde fgh", "café crème brûlée"]) {
+      const phrase = queryPhrases(query).phrase.SUBSTRING;
+      const fragments = fragmentsOf(query);
+      const every = fragments.map((_, i) => i);
+      const text = trigramText(phrase);
+      for (let kept = 1; kept < 1 << fragments.length; kept++) {
+        const pieces = fragmentSpans(phrase, fragments, every.filter((i) => kept & (1 << i)));
+        let at = 0;
+        for (const piece of pieces) {
+          const found = text.indexOf(piece, at);
+          expect(found).toBeGreaterThanOrEqual(at);
+          at = found + piece.length;
+        }
+      }
+    }
   });
 });
 

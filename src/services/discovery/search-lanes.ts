@@ -1,6 +1,6 @@
 import { isIdOfKind } from "../ids";
 import { comparedText, searchedText } from "./search-documents";
-import { ftsPhrase, markedMatchesAtLeast, phraseAtLeast, type QueryPhrases, SEPARATOR_RUN, trigramContainsPattern, tsqueryLexeme } from "./search-phrases";
+import { ftsPhrase, markedMatchesAtLeast, phraseAtLeast, type QueryPhrases, likePattern, SEPARATOR_RUN, TRIGRAM_LETTERS, trigramContainsPattern, trigramText, tsqueryLexeme } from "./search-phrases";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf, keyedKinds } from "./search-kinds";
 import { prefixUpperBound, type SearchRank, WORD_MARK } from "./search-text";
 import { postgresCompared, sqliteCompared, sqliteFold } from "./search-text-sql";
@@ -345,18 +345,53 @@ export function substringFragments(phrase: string): string[] {
  * The LIKE pattern a SUBSTRING lane's index lookup takes for a kind, from how many of the entries
  * its windows read (`scanned`) held each fragment (`held`): the rare fragments (their posting lists
  * are short, and a window that met none of them says little more), else the rarest and every fragment
- * not common, in the phrase's order; null (the whole phrase) when that is every fragment or the
- * windows read nothing. Any text holding the phrase holds its fragments in that
- * order, so the pattern only widens the candidates, which the statement checks for the phrase itself.
+ * not common, in the phrase's order, each with the separators beside it in `phrase` (fragmentSpans);
+ * null (the whole phrase) when that is every fragment or the windows read nothing. Any text holding
+ * the phrase holds these pieces of it in that order, so the pattern only widens the candidates, which
+ * the statement checks for the phrase itself.
+ *
+ * Why the separators: without a rare fragment the candidates are every text holding the kept ones,
+ * and a fragment in 6% of a kind's entries is 61,000 artifacts of the benchmark's store, each read
+ * and refused (`fraud part`: `%fraud%`, 275 ms in one statement). The trigram beside a separator
+ * (`udS`, fraud and a space) is what a phrase of several words has that its words do not: here no
+ * text held it, and the lookup took 0.2 ms. A rare fragment keeps its bare trigrams: beside it a
+ * separator's trigram is mostly a common one (`H00` of every `part-00NNN`), a posting list read
+ * through for few candidates fewer.
  */
-export function fragmentPattern(fragments: readonly string[], scanned: number, held: readonly number[]): string | null {
+export function fragmentPattern(phrase: string, fragments: readonly string[], scanned: number, held: readonly number[]): string | null {
   if (fragments.length === 0 || scanned <= 0) return null;
   const density = held.map((n) => n / scanned);
   const rare = density.flatMap((d, i) => (d <= RARE_FRAGMENT ? [i] : []));
+  if (rare.length === fragments.length) return null;
+  if (rare.length > 0) return likePattern(rare.map((i) => fragments[i]));
   const rarest = density.indexOf(Math.min(...density));
-  const kept = rare.length > 0 ? rare : density.flatMap((d, i) => (i === rarest || d < COMMON_FRAGMENT ? [i] : []));
+  const kept = density.flatMap((d, i) => (i === rarest || d < COMMON_FRAGMENT ? [i] : []));
   if (kept.length === fragments.length) return null;
-  return `%${kept.map((i) => fragments[i].replace(/[\\%_]/g, (c) => `\\${c}`)).join("%")}%`;
+  return likePattern(fragmentSpans(phrase, fragments, kept));
+}
+
+/**
+ * The kept fragments of `phrase` as the trigram index reads them (trigramText), each with the
+ * separator letter before and after it where the phrase has one; kept fragments that meet across a
+ * separator become one piece. Pieces of trigramText(phrase), in order and apart: a text holding the
+ * phrase holds each of them.
+ */
+export function fragmentSpans(phrase: string, fragments: readonly string[], kept: readonly number[]): string[] {
+  const text = trigramText(phrase);
+  const spans: { from: number; to: number }[] = [];
+  let cursor = 0;
+  fragments.forEach((fragment, i) => {
+    // The fragments are the phrase's runs of three or more letters and digits, in order: the next one found is this one.
+    const at = text.indexOf(fragment, cursor);
+    cursor = at + fragment.length;
+    if (!kept.includes(i)) return;
+    const from = at > 0 && TRIGRAM_LETTERS.includes(text[at - 1]) ? at - 1 : at;
+    const to = cursor < text.length && TRIGRAM_LETTERS.includes(text[cursor]) ? cursor + 1 : cursor;
+    const last = spans[spans.length - 1];
+    if (last && from <= last.to) last.to = to;
+    else spans.push({ from, to });
+  });
+  return spans.map(({ from, to }) => text.slice(from, to));
 }
 
 /**

@@ -127,8 +127,11 @@ export function markedMatchesAtLeast(marked: string, phrases: QueryPhrases, rank
 /** An FTS5 string: the phrase in double quotes, its own doubled. */
 export const ftsPhrase = (phrase: string) => `"${phrase.replace(/"/g, '""')}"`;
 
-/** A LIKE pattern (PostgreSQL, backslash escapes) for texts containing `phrase`. */
-export const containsPattern = (phrase: string) => `%${phrase.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** A LIKE pattern (PostgreSQL, backslash escapes) for texts holding `pieces` in this order. */
+export const likePattern = (pieces: readonly string[]) => `%${pieces.map((piece) => piece.replace(/[\\%_]/g, (c) => `\\${c}`)).join("%")}%`;
+
+/** A LIKE pattern for texts containing `phrase`. */
+export const containsPattern = (phrase: string) => likePattern([phrase]);
 
 /**
  * PostgreSQL's trigram indexes read a marked text with the separators names use most turned into

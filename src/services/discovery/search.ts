@@ -400,7 +400,8 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   // A SUBSTRING lane's fragments, or a WORDS lane's words, counted in the windows: which of them the index looks up (fragmentPattern, wordsLookup).
   const rank = LANES[index].rank;
   const fragments = rank === "SUBSTRING" ? substringFragments(plan.phrases.phrase.SUBSTRING) : rank === "WORDS" ? [...plan.phrases.words] : [];
-  const lookupOf = (place: number) => (rank === "WORDS" ? wordsLookup : fragmentPattern)(fragments, held[place].scanned, held[place].counts);
+  const lookupOf = (place: number) =>
+    rank === "WORDS" ? wordsLookup(fragments, held[place].scanned, held[place].counts) : fragmentPattern(plan.phrases.phrase.SUBSTRING, fragments, held[place].scanned, held[place].counts);
   const field = (LANES[index] as Lane & { source: "entry" }).field;
   // A WORDS lane starts from what the SUBSTRING lane of its field sampled: its words are that lane's fragments.
   const sampled = parts.map(({ kind }) => (rank === "WORDS" ? plan.fragmentCounts.get(fragmentsKey(field, kind)) : undefined));
