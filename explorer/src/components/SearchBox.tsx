@@ -126,7 +126,7 @@ export function SearchBox() {
                     >
                       <span className={`kind-dot kind-${hit.kind.toLowerCase()}`} aria-hidden="true" />
                       <span className="search-hit-label">
-                        <Highlighted text={hit.label} ranges={hit.highlights} />
+                        <Highlighted text={hit.label} ranges={hit.highlights} fit />
                       </span>
                       {hit.detail && <span className="search-hit-detail">{hit.detail}</span>}
                     </div>

@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
 import { handlesOf } from "../../src/graph/node-size";
+import { accessibilityViolations } from "../support/axe";
 import { type Browser, launchBrowser } from "../support/browser";
 import { type ExplorerServer, startExplorerServer } from "../support/explorer-server";
 import { gql, ingestHop, recordRun, type Seeded, seedStore } from "../support/seed-store";
@@ -59,6 +60,32 @@ describe("the Explorer in a browser (open mode)", () => {
     // The tab names what it shows, so tabs, history and bookmarks of views can be told apart.
     expect(await page.title()).toBe("sales_2026.csv · provgraph Explorer");
     await browser.screenshot(page, "neighbourhood");
+  });
+
+  test("a suggestion whose label is longer than its line is shortened so that every matched word shows, the whole label in its tooltip", async () => {
+    const name = "s3://analytics-prod-eu-west-1/warehouse/marketing/attribution_models/weekly/partitions/2026/11/model_13/out_3.parquet";
+    await recordRun({ url: server.graphqlUrl }, "extract", {}, { raw: [{ name }] });
+    await open("/explorer/");
+    await page.click("#search-input");
+    await page.keyboard.type("out_3 attribution");
+    const label = page.locator('[role="option"] .search-hit-label', { hasText: "out_3.parquet" });
+    await label.waitFor();
+    const shortened = label.locator('[aria-hidden="true"]');
+    await shortened.waitFor();
+    expect(await label.locator("[title]").getAttribute("title")).toBe(name);
+    expect(await label.locator(".sr-only").innerText()).toBe(name);
+    expect(await shortened.locator(".elided").count()).toBeGreaterThan(0);
+    // Each word marked where it starts a word of the name (`out_3` is two: out, 3), inside the line the box shows (it cuts what overflows at its end).
+    const marks = shortened.locator("mark");
+    expect((await marks.allInnerTexts()).map((text) => text.toLowerCase())).toEqual(["attribution", "out", "3"]);
+    const line = (await label.boundingBox())!;
+    for (const mark of await marks.all()) {
+      const box = (await mark.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(line.x + line.width + 0.5);
+    }
+    await browser.screenshot(page, "search-long-label");
+    // Read out whole, seen shortened: no WCAG rule broken by the two.
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 
   test("a node's +N expands into its hidden neighbours, and collapses back", async () => {
