@@ -64,6 +64,8 @@ describe("a SUBSTRING lane's fragments and the pattern of the rarer ones", () =>
         }
       }
     }
+    // Fragments that are not the phrase's: the whole phrase.
+    expect(fragmentSpans("abc def", ["xyz", "def"], [1])).toEqual(["abcSdef"]);
   });
 });
 

@@ -380,17 +380,19 @@ export function fragmentSpans(phrase: string, fragments: readonly string[], kept
   const text = trigramText(phrase);
   const spans: { from: number; to: number }[] = [];
   let cursor = 0;
-  fragments.forEach((fragment, i) => {
-    // The fragments are the phrase's runs of three or more letters and digits, in order: the next one found is this one.
+  for (const [i, fragment] of fragments.entries()) {
+    // The fragments are the phrase's runs of three or more letters and digits, in order: the next one found is this one
+    // (one that is not, which substringFragments never gives: the whole phrase, a piece every text holding it holds).
     const at = text.indexOf(fragment, cursor);
+    if (at < 0) return [text];
     cursor = at + fragment.length;
-    if (!kept.includes(i)) return;
+    if (!kept.includes(i)) continue;
     const from = at > 0 && TRIGRAM_LETTERS.includes(text[at - 1]) ? at - 1 : at;
     const to = cursor < text.length && TRIGRAM_LETTERS.includes(text[cursor]) ? cursor + 1 : cursor;
     const last = spans[spans.length - 1];
     if (last && from <= last.to) last.to = to;
     else spans.push({ from, to });
-  });
+  }
   return spans.map(({ from, to }) => text.slice(from, to));
 }
 
