@@ -111,11 +111,21 @@ describe("an FTS5 lookup by each word", () => {
   const probe = (n: number, reach = 0) => ({ n, reach });
   test("the rarest three overall; by each word, the rarest two of each first", () => {
     const trigrams = ["\u0001or", "ord", "rde", "\u0001sc", "sco", "cor"];
-    const probes = [probe(256, 10), probe(256, 30), probe(256, 20), probe(256, 50), probe(256, 60), probe(256, 40)];
+    const probes = [probe(256, 10_000), probe(256, 30_000), probe(256, 20_000), probe(256, 50_000), probe(256, 60_000), probe(256, 40_000)];
     // Overall: the sparsest three, all of one word.
     expect(candidateQuery(trigrams, probes)).toBe('"sco" AND "\u0001sc" AND "cor"');
     expect(candidateQuery(trigrams, probes, [["\u0001or", "ord", "rde"], ["\u0001sc", "sco", "cor"]])).toBe('"ord" AND "rde" AND "sco" AND "\u0001sc"');
     // A trigram in no text: nothing to look up.
     expect(candidateQuery(trigrams, [probe(0), ...probes.slice(1)], [["\u0001or"], ["sco"]])).toBeNull();
+  });
+
+  test("probes alike (the same count, their last texts a few entries apart) are taken from both ends of the phrase", () => {
+    // `orders sco` on the benchmark's store: every trigram of each word reaches its 256th text at the same entry, the two words 11 entries apart.
+    const trigrams = ["ord", "rde", "der", "ers", "\u0001sc", "sco"];
+    const probes = [probe(256, 4_095), probe(256, 4_095), probe(256, 4_095), probe(256, 4_095), probe(256, 4_084), probe(256, 4_084)];
+    expect(candidateQuery(trigrams, probes)).toBe('"ord" AND "sco" AND "rde"');
+    // Apart by more than that, the sparser first, as before (then, among the alike, an end of the phrase); a smaller count before any reach.
+    expect(candidateQuery(trigrams, [probe(256, 9_000), probe(256, 8_000), ...probes.slice(2)])).toBe('"ord" AND "rde" AND "sco"');
+    expect(candidateQuery(trigrams, [...probes.slice(0, 5), probe(100, 4_084)])).toBe('"sco" AND "ord" AND "rde"');
   });
 });

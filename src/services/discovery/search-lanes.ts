@@ -531,7 +531,12 @@ export function trigramProbeSql(table: string, trigrams: readonly string[]): { s
  */
 export function candidateQuery(trigrams: readonly string[], probes: readonly { n: number; reach: number }[], groups: readonly (readonly string[])[] = []): string | null {
   if (probes.some(({ n }) => n === 0)) return null;
-  const ranked = trigrams.map((trigram, i) => ({ trigram, ...probes[i] })).sort((a, b) => a.n - b.n || b.reach - a.reach);
+  const byProbe = trigrams.map((trigram, i) => ({ trigram, ...probes[i], spread: i < trigrams.length / 2 ? 2 * i : 2 * (trigrams.length - 1 - i) + 1 })).sort((a, b) => a.n - b.n || b.reach - a.reach);
+  // Probes alike: the same count, the last text within PROBE_ALIKE entries of the one before. Within each such run, both ends of the phrase first.
+  let run = 0;
+  const ranked = byProbe
+    .map((probe, i) => ({ ...probe, run: i > 0 && (probe.n !== byProbe[i - 1].n || byProbe[i - 1].reach - probe.reach > PROBE_ALIKE) ? ++run : run }))
+    .sort((a, b) => a.run - b.run || a.spread - b.spread);
   const chosen: string[] = [];
   for (const group of groups) {
     for (const { trigram } of ranked.filter((probe) => group.includes(probe.trigram)).slice(0, TRIGRAMS_PER_WORD)) if (!chosen.includes(trigram)) chosen.push(trigram);
@@ -539,6 +544,14 @@ export function candidateQuery(trigrams: readonly string[], probes: readonly { n
   for (const { trigram } of ranked) if (chosen.length < LOOKED_UP_TRIGRAMS && !chosen.includes(trigram)) chosen.push(trigram);
   return chosen.map((trigram) => ftsPhrase(trigram)).join(" AND ");
 }
+
+/**
+ * Two probes whose PROBE_CAP-th texts lie at most this many entries apart tell nothing between their
+ * trigrams: mostly they are one word's, always together. Those are taken from both ends of the phrase,
+ * so that a lookup of two words asks for both (`orders sco`: `ord`, `rde`, `der`, all of orders, had
+ * 67,000 candidates, each read and refused).
+ */
+const PROBE_ALIKE = 64;
 
 /** The asked kinds the index holds entries for, cut into runs of consecutive id ranges (in DOCUMENT_KINDS order: ascending ids). */
 export function kindRuns(kinds: readonly DocumentKind[]): { kinds: DocumentKind[]; low: number; high: number }[] {
