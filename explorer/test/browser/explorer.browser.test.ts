@@ -65,8 +65,8 @@ describe("the Explorer in a browser (open mode)", () => {
   test("a suggestion whose label is longer than its line is shortened so that every matched word shows, the whole label in its tooltip", async () => {
     const name = "s3://analytics-prod-eu-west-1/warehouse/marketing/attribution_models/weekly/partitions/2026/11/model_13/out_3.parquet";
     await recordRun({ url: server.graphqlUrl }, "extract", {}, { raw: [{ name }] });
-    // A wide window, and one where the line holds a third of the name (characters are not all as wide: a first measure falls short).
-    for (const width of [1280, 900]) {
+    // A wide window, one where the line holds a third of the name (characters are not all as wide: a first measure falls short), and a phone.
+    for (const width of [1280, 900, 390]) {
       await page.setViewportSize({ width, height: 800 });
       await open("/explorer/");
       await page.click("#search-input");
@@ -85,6 +85,11 @@ describe("the Explorer in a browser (open mode)", () => {
       for (const mark of await marks.all()) {
         const box = (await mark.boundingBox())!;
         expect(box.x + box.width).toBeLessThanOrEqual(line.x + line.width - 8);
+      }
+      if (width < 480) {
+        // On a phone the suggestions take the screen's width, and their lines the label alone.
+        expect((await page.locator(".search-popup").boundingBox())!.width).toBeGreaterThanOrEqual(width - 16);
+        expect(await page.locator(".search-hit-detail").first().isVisible()).toBe(false);
       }
       await browser.screenshot(page, `search-long-label-${width}`);
       // Read out whole, seen shortened: no WCAG rule broken by the two.
