@@ -489,6 +489,14 @@ function inLaneSql(provider: DatabaseProvider, params: Params, phrases: QueryPhr
 const MAX_PROBED_TRIGRAMS = 12;
 /** Matches a probe reads of a trigram, newest first: enough to tell rare from common. */
 export const PROBE_CAP = 256;
+/**
+ * Two probes whose PROBE_CAP-th texts lie at most this many entries apart tell nothing between their
+ * trigrams: mostly they are one word's, always together. Those are taken from both ends of the phrase,
+ * so that a lookup of two words asks for both (`orders sco`: `ord`, `rde`, `der`, all of orders, had
+ * 67,000 candidates, each read and refused).
+ */
+const PROBE_ALIKE = 64;
+
 /** The trigrams a candidate lookup asks for: the rarest few (each candidate is checked anyway). */
 const LOOKED_UP_TRIGRAMS = 3;
 /** The trigrams a lookup by each word asks for from each word. */
@@ -522,8 +530,8 @@ export function trigramProbeSql(table: string, trigrams: readonly string[]): { s
 }
 
 /**
- * The FTS5 query for the candidates: the rarest trigrams by their probes (null: one of them is in no
- * text). With `groups` (a WORDS lane's words, each its trigrams), the rarest TRIGRAMS_PER_WORD of each
+ * The FTS5 query for the candidates: the rarest trigrams by their probes, among probes alike those at
+ * the phrase's ends first (PROBE_ALIKE; null: one of them is in no text). With `groups` (a WORDS lane's words, each its trigrams), the rarest TRIGRAMS_PER_WORD of each
  * first, then the rarest of the rest: for words common on their own that no text holds together,
  * whose rarest trigrams overall are one word's (`orders scores` on the benchmark's store: 68,000 texts
  * hold `scores`' rarest three, none both words; two of each, 6–12 ms in FTS5, no text). Each doclist
@@ -544,14 +552,6 @@ export function candidateQuery(trigrams: readonly string[], probes: readonly { n
   for (const { trigram } of ranked) if (chosen.length < LOOKED_UP_TRIGRAMS && !chosen.includes(trigram)) chosen.push(trigram);
   return chosen.map((trigram) => ftsPhrase(trigram)).join(" AND ");
 }
-
-/**
- * Two probes whose PROBE_CAP-th texts lie at most this many entries apart tell nothing between their
- * trigrams: mostly they are one word's, always together. Those are taken from both ends of the phrase,
- * so that a lookup of two words asks for both (`orders sco`: `ord`, `rde`, `der`, all of orders, had
- * 67,000 candidates, each read and refused).
- */
-const PROBE_ALIKE = 64;
 
 /** The asked kinds the index holds entries for, cut into runs of consecutive id ranges (in DOCUMENT_KINDS order: ascending ids). */
 export function kindRuns(kinds: readonly DocumentKind[]): { kinds: DocumentKind[]; low: number; high: number }[] {
