@@ -90,11 +90,13 @@ export function queryWords(foldedQuery: string): string[] {
   return characters(words[0]) >= MIN_WORD_LENGTH ? words : [];
 }
 
-/** Whether `word` starts a word of a folded text (at its start or after a separator). */
-function startsAWord(folded: string, word: string): boolean {
-  for (let at = folded.indexOf(word); at >= 0; at = folded.indexOf(word, at + 1)) if (at === 0 || isSeparatorCode(folded.charCodeAt(at - 1))) return true;
-  return false;
+/** Where `word` starts a word of a folded text (at its start or after a separator), left to right. */
+function* wordStartsIn(folded: string, word: string): Generator<number> {
+  for (let at = folded.indexOf(word); at >= 0; at = folded.indexOf(word, at + 1)) if (at === 0 || isSeparatorCode(folded.charCodeAt(at - 1))) yield at;
 }
+
+/** Whether `word` starts a word of a folded text. */
+const startsAWord = (folded: string, word: string) => !wordStartsIn(folded, word).next().done;
 
 /** The best rank at which a folded query matches a text, or null. */
 export function rankOf(text: string, foldedQuery: string): SearchRank | null {
@@ -123,9 +125,7 @@ export interface TextRange {
 export function wordOccurrencesOf(text: string, words: readonly string[]): TextRange[] {
   const folded = foldText(text);
   const ranges: TextRange[] = [];
-  for (const word of words) {
-    for (let at = folded.indexOf(word); at >= 0; at = folded.indexOf(word, at + 1)) if (at === 0 || isSeparatorCode(folded.charCodeAt(at - 1))) ranges.push({ start: at, end: at + word.length });
-  }
+  for (const word of words) for (const at of wordStartsIn(folded, word)) ranges.push({ start: at, end: at + word.length });
   ranges.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: TextRange[] = [];
   for (const range of ranges) if (kept.length === 0 || range.start >= kept[kept.length - 1].end) kept.push(range);
