@@ -38,7 +38,7 @@ describe("search over more entries than a window", () => {
     await registerOperation(t, generator);
     const record = (names: string[]) => recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: names.map(draft) }] });
     // Oldest: five needles and three pins among 300 others; then 1,500 without any; newest: one needle in twenty.
-    await record([...oldNeedles, ...oldPins, ...oldCodes, "old/left/right.csv", ...Array.from({ length: 300 }, (_, i) => `old/hay/${i}.csv`)]);
+    await record([...oldNeedles, ...oldPins, ...oldCodes, "old/left/right.csv", "old/🎉🎉🎉-party.csv", "old/party🎉🎉🎉.csv", ...Array.from({ length: 300 }, (_, i) => `old/hay/${i}.csv`)]);
     await record(Array.from({ length: 1_500 }, (_, i) => `mid/hay/${i}.csv`));
     await record(Array.from({ length: 600 }, (_, i) => (i % 20 === 0 ? newNeedles[i / 20] : `new/hay/${i}.csv`)));
     // Two words each in 1,200 names, never together (but in the oldest name of all).
@@ -80,6 +80,12 @@ describe("search over more entries than a window", () => {
     const dense = await allPages("csv left", 100);
     expect(dense).toHaveLength(1_201);
     expect(dense[1_200]).toBe("WORDS old/left/right.csv");
+  });
+
+  test("a phrase without three letters or digits in a row, past the windows (PostgreSQL's trigram index holds nothing to look it up by)", async () => {
+    expect(await allPages("🎉🎉🎉", 10)).toEqual(["WORD old/🎉🎉🎉-party.csv", "SUBSTRING old/party🎉🎉🎉.csv"]);
+    expect(await allPages("y🎉🎉", 10)).toEqual(["SUBSTRING old/party🎉🎉🎉.csv"]);
+    expect(await allPages("party 🎉🎉🎉", 10)).toEqual(["WORDS old/🎉🎉🎉-party.csv"]);
   });
 
   test("a substring across the windows", async () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { searchedText } from "../../src/services/discovery/search-documents";
-import { fragmentPattern, substringFragments } from "../../src/services/discovery/search-lanes";
+import { fragmentPattern, substringFragments, type TrigramCharacters, trigramFindable } from "../../src/services/discovery/search-lanes";
 import { queryPhrases, TRIGRAM_LETTERS, TRIGRAM_SEPARATORS, trigramContainsPattern, trigramText } from "../../src/services/discovery/search-phrases";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
@@ -28,6 +28,19 @@ describe("a SUBSTRING lane's index lookup holds every text the phrase is in (pos
     expect([...TRIGRAM_LETTERS].every((c) => c >= "A" && c <= "Z")).toBe(true);
     expect(TRIGRAM_SEPARATORS.slice(TRIGRAM_LETTERS.length)).toBe("\u0001\u0002\u0003");
     expect(trigramText("\u0002\u0001a-\u0001b_\u0001c%\u0001d\u0003")).toBe("aHbUc%d");
+  });
+
+  test("a pattern holds a trigram the index can look up exactly where trigramFindable says so", async () => {
+    // pg_trgm's trigrams are runs of word characters (show_trgm of one gives it padded by blanks; of any other, nothing):
+    // a run of three makes a trigram of its own. ASCII letters and digits, separators, a letter beyond ASCII (a word
+    // character where the database's LC_CTYPE is a UTF-8 locale, not where it is C), an emoji, a currency sign.
+    const alphabet = [..."a0Z_-.é日🎉€"];
+    const { rows } = await db.database.readRows(`SELECT cardinality(show_trgm(c)) > 0 FROM unnest($1::text[]) WITH ORDINALITY AS u(c, n) ORDER BY n`, [alphabet]);
+    const word = new Set(alphabet.filter((_, i) => rows[i][0] === true));
+    const characters: TrigramCharacters = word.has("é") ? "unicode" : "ascii";
+    expect([...word]).toEqual(characters === "unicode" ? ["a", "0", "Z", "é", "日"] : ["a", "0", "Z"]);
+    const runs = alphabet.flatMap((a) => alphabet.flatMap((b) => alphabet.map((c) => a + b + c)));
+    expect(runs.filter((run) => trigramFindable(`%${run}%`, characters))).toEqual(runs.filter((run) => [...run].every((c) => word.has(c))));
   });
 
   test("the separators tell phrases apart: `email address` is no candidate in `customer_email_address`, but is in `the email address`", async () => {

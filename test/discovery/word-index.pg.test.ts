@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { searchedText } from "../../src/services/discovery/search-documents";
-import { queryPhrases, SEPARATOR_RUN } from "../../src/services/discovery/search-phrases";
+import { wordsLookup } from "../../src/services/discovery/search-lanes";
+import { queryPhrases, SEPARATOR_RUN, wordStartsQuery } from "../../src/services/discovery/search-phrases";
 import { postgresSearched } from "../../src/services/discovery/search-text-sql";
 import { createTestDatabase, type TestDatabase } from "../support/test-database";
 
@@ -52,7 +53,7 @@ describe("the word index's lexemes (postgres)", () => {
     expect(matching.filter((_, i) => found[i] !== true)).toEqual([]);
   });
 
-  test("every text matching a query's words in any order (WORDS) is a candidate of its words' query", async () => {
+  test("every text matching a query's words in any order (WORDS) is a candidate of its words' lookups, by either index", async () => {
     const params: unknown[] = [];
     const bind = (value: unknown) => {
       params.push(value);
@@ -69,9 +70,22 @@ describe("the word index's lexemes (postgres)", () => {
     const cases = fc.sample(shuffled, 1_000).filter(([t, q]) => queryPhrases(q).ranks.includes("WORDS") && queryPhrases(q).words.every((word) => searchedText(t).includes(word)));
     cases.push(["raw/Customer_Orders.csv", "orders cust"], ["a-b c0", "c0 a b"]);
     expect(cases.length).toBeGreaterThan(100);
-    const selects = cases.map(([t, q]) => `SELECT "provgraph_search_words"(${postgresSearched(`${bind(t)}::text`)}, NULL) @@ ${bind(queryPhrases(q).wordsLexemes())}::tsquery`);
+    // Both lookups a WORDS lane takes (search-lanes.ts wordsLookup): each word's start in the word index (every word of two
+    // characters or more), and each word's LIKE pattern in the trigram index (when none is rare and each holds a trigram).
+    const selects = cases.map(([t, q]) => {
+      const words = queryPhrases(q).words;
+      const searched = postgresSearched(`${bind(t)}::text`);
+      const lexemes = `"provgraph_search_words"(${searched}, NULL) @@ ${bind(wordStartsQuery(words.map((w) => w.slice(1)).filter((w) => [...w].length > 1)))}::tsquery`;
+      // Every word counted in a tenth of the entries: none rare, none common, each kept.
+      const lookup = wordsLookup(words, 10, words.map(() => 1), "unicode");
+      const trigrams = "trigrams" in lookup ? lookup.trigrams.map((like) => `"provgraph_search_trigrams"(${searched}) LIKE ${bind(like)}`).join(" AND ") : "NULL::boolean";
+      return `SELECT ${lexemes}, ${trigrams}`;
+    });
     const { rows } = await db.database.readRows(selects.join(" UNION ALL "), params);
     expect(cases.filter((_, i) => rows[i][0] !== true)).toEqual([]);
+    expect(cases.filter((_, i) => rows[i][1] === false)).toEqual([]);
+    // Enough of them by trigrams to say so: words of three letters or digits.
+    expect(rows.filter((row) => row[1] === true).length).toBeGreaterThan(20);
   });
 
   test("the separators between two words are part of what is looked up", async () => {

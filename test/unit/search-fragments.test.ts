@@ -1,4 +1,4 @@
-import { candidateQuery, fragmentPattern, fragmentSpans, substringFragments, wordsLookup } from "../../src/services/discovery/search-lanes";
+import { candidateQuery, fragmentPattern, fragmentSpans, LANES, pgIndexedLaneSql, substringFragments, type TrigramCharacters, trigramFindable, wordsLookup } from "../../src/services/discovery/search-lanes";
 import { queryPhrases, trigramText } from "../../src/services/discovery/search-phrases";
 
 /**
@@ -89,20 +89,59 @@ describe("a WORDS lane's words and the index query of the rarer ones", () => {
     expect(queryPhrases("a bc").ranks).toContain("WORDS");
   });
 
-  test("the rare words alone, each a lexeme's start; else the rarest and every one not common; a one-character word never", () => {
+  test("the rare words alone, each a lexeme's start; a one-character word never", () => {
     const words = (query: string) => queryPhrases(query).words;
-    expect(wordsLookup(words("part 00042"), 256, [0, 256])).toBe("'00042':*");
-    expect(wordsLookup(words("aaa bbb ccc"), 256, [200, 30, 20])).toBe("'bbb':* & 'ccc':*");
-    expect(wordsLookup(words("aaa bbb"), 256, [256, 250])).toBe("'bbb':*");
-    expect(wordsLookup(words("orders x"), 256, [256, 0])).toBe("'orders':*");
+    expect(wordsLookup(words("part 00042"), 256, [0, 256], "unicode")).toEqual({ lexemes: "'00042':*" });
+    expect(wordsLookup(words("orders x"), 256, [1, 0], "unicode")).toEqual({ lexemes: "'orders':*" });
     // Words are runs of letters and digits: a quote or a backslash separates them (the index's words are split so too).
-    expect(wordsLookup(words("o'brien crème"), 256, [256, 0, 0])).toBe("'crème':*");
+    expect(wordsLookup(words("o'brien crème"), 256, [256, 0, 0], "unicode")).toEqual({ lexemes: "'crème':*" });
+    expect(wordsLookup(words("🎉🎉🎉 orders"), 256, [20, 0], "unicode")).toEqual({ lexemes: "'🎉🎉🎉':*" });
   });
 
-  test("nothing counted: every word (the lane's own query)", () => {
-    expect(wordsLookup(queryPhrases("part 00042").words, 0, [0, 0])).toBeNull();
-    expect(queryPhrases("part 00042").wordsLexemes()).toBe("'00042':* & 'part':*");
-    expect(queryPhrases("orders x").wordsLexemes()).toBe("'orders':*");
+  test("no rare word: the rarest and every one not common, by the trigram index when each holds a trigram", () => {
+    const words = (query: string) => queryPhrases(query).words;
+    expect(wordsLookup(words("aaa bbb ccc"), 256, [200, 30, 20], "unicode")).toEqual({ trigrams: ["%bbb%", "%ccc%"] });
+    expect(wordsLookup(words("aaa bbb"), 256, [256, 250], "unicode")).toEqual({ trigrams: ["%bbb%"] });
+    expect(wordsLookup(words("orders x"), 256, [256, 0], "unicode")).toEqual({ trigrams: ["%orders%"] });
+    expect(wordsLookup(words("orders 05"), 256, [20, 200], "unicode")).toEqual({ trigrams: ["%orders%"] });
+    // A kept word without three letters or digits in a row: every kept word by the word index.
+    expect(wordsLookup(words("orders 05"), 256, [20, 20], "unicode")).toEqual({ lexemes: "'orders':* & '05':*" });
+    expect(wordsLookup(words("a🎉b orders"), 256, [20, 20], "unicode")).toEqual({ lexemes: "'orders':* & 'a🎉b':*" });
+    expect(wordsLookup(words("crème orders"), 256, [20, 20], "unicode")).toEqual({ trigrams: ["%orders%", "%crème%"] });
+    expect(wordsLookup(words("crème orders"), 256, [20, 20], "ascii")).toEqual({ lexemes: "'orders':* & 'crème':*" });
+  });
+
+  test("nothing counted: every word of two characters or more, each a lexeme's start", () => {
+    expect(wordsLookup(queryPhrases("part 00042").words, 0, [0, 0], "unicode")).toEqual({ lexemes: "'00042':* & 'part':*" });
+    expect(wordsLookup(queryPhrases("orders x").words, 0, [0, 0], "unicode")).toEqual({ lexemes: "'orders':*" });
+  });
+});
+
+/** Whether PostgreSQL's trigram index can look a LIKE pattern up (search-lanes.ts trigramFindable). */
+describe("a pattern the trigram index can look up", () => {
+  const substringLane = LANES.findIndex((lane) => lane.source === "entry" && lane.field === "label" && lane.rank === "SUBSTRING");
+  const lookupOf = (query: string, lookup: string | null = null, characters: TrigramCharacters = "unicode") =>
+    pgIndexedLaneSql(queryPhrases(query), substringLane, [{ place: 0, kind: "ARTIFACT", after: 0, high: 1_000, lookup }], 21, null, characters).sql.includes(`"provgraph_search_trigrams"`);
+
+  test("a SUBSTRING lane looks a phrase up by its trigrams only where it holds some; else by the whole phrase; else it reads the texts", () => {
+    expect(lookupOf("eedle")).toBe(true);
+    expect(lookupOf("a_b")).toBe(true);
+    expect(lookupOf("🎉🎉🎉")).toBe(false);
+    expect(lookupOf("y🎉🎉")).toBe(false);
+    expect(lookupOf("🎉🎉🎉 party", "%🎉🎉🎉%")).toBe(true);
+    expect(lookupOf("日本語")).toBe(true);
+    // Where the database's LC_CTYPE is C, letters beyond ASCII are no word characters for pg_trgm.
+    expect(lookupOf("日本語", null, "ascii")).toBe(false);
+    expect(lookupOf("crème", null, "ascii")).toBe(false);
+    expect(lookupOf("crèmes", null, "ascii")).toBe(true);
+  });
+
+  test("three letters or digits in a row, beyond ASCII too; separators, wildcards and escapes break a run", () => {
+    const unicode = (pattern: string) => trigramFindable(pattern, "unicode");
+    const ascii = (pattern: string) => trigramFindable(pattern, "ascii");
+    expect(["%abc%", "%a1b%", "%crème%", "%日本語%", "%xSy%"].filter(unicode)).toEqual(["%abc%", "%a1b%", "%crème%", "%日本語%", "%xSy%"]);
+    expect(["%abc%", "%a1b%", "%crème%", "%日本語%", "%xSy%"].filter(ascii)).toEqual(["%abc%", "%a1b%", "%xSy%"]);
+    expect(["%ab%", "%🎉🎉🎉%", "%a🎉b🎉c%", "%ab%cd%", "%ab\\_cd%", "%é\u0301e%"].filter(unicode)).toEqual([]);
   });
 });
 

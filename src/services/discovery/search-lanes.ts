@@ -1,6 +1,6 @@
 import { isIdOfKind } from "../ids";
 import { comparedText, searchedText } from "./search-documents";
-import { ftsPhrase, markedMatchesAtLeast, phraseAtLeast, type QueryPhrases, likePattern, SEPARATOR_RUN, TRIGRAM_LETTERS, trigramContainsPattern, trigramText, tsqueryLexeme } from "./search-phrases";
+import { ftsPhrase, markedMatchesAtLeast, phraseAtLeast, type QueryPhrases, likePattern, SEPARATOR_RUN, TRIGRAM_LETTERS, trigramContainsPattern, trigramText, wordStartsQuery } from "./search-phrases";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf, keyedKinds } from "./search-kinds";
 import { prefixUpperBound, type SearchRank, WORD_MARK } from "./search-text";
 import { postgresCompared, sqliteCompared, sqliteFold } from "./search-text-sql";
@@ -312,12 +312,25 @@ export function sqliteLaneSql(
 
 /**
  * PostgreSQL: a WORD, SUBSTRING or WORDS lane's candidates by an index — the word index (WORD: the
- * query's words and pairs; WORDS: each word's start) or the trigram index (SUBSTRING), by the whole
- * phrase or by the pattern of its rarer fragments (fragmentPattern).
+ * query's words and pairs), the trigram index (SUBSTRING: by the whole phrase or by the pattern of its
+ * rarer fragments, fragmentPattern) or either (WORDS: wordsLookup). A SUBSTRING phrase without a
+ * trigram (trigramFindable) is found by reading the kind's texts: null, no index condition.
  */
-function indexedCandidates(params: Params, phrases: QueryPhrases, lane: { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" }, pattern: string | null): string {
-  if (lane.rank === "SUBSTRING") return `"provgraph_search_trigrams"(e."${lane.field}Marked") LIKE ${params.bind(pattern ?? trigramContainsPattern(phrases.phrase.SUBSTRING))}`;
-  return `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(lane.rank === "WORD" ? phrases.lexemes() : (pattern ?? phrases.wordsLexemes()))}::tsquery`;
+function indexedCandidates(
+  params: Params,
+  phrases: QueryPhrases,
+  lane: { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" },
+  lookup: string | WordsLookup | null,
+  characters: TrigramCharacters,
+): string | null {
+  const trigrams = `"provgraph_search_trigrams"(e."${lane.field}Marked")`;
+  if (lane.rank === "SUBSTRING") {
+    const pattern = [lookup as string | null, trigramContainsPattern(phrases.phrase.SUBSTRING)].find((like) => like !== null && trigramFindable(like, characters));
+    return pattern === undefined ? null : `${trigrams} LIKE ${params.bind(pattern)}`;
+  }
+  const words = lane.rank === "WORDS" ? ((lookup as WordsLookup | null) ?? wordsLookup(phrases.words, 0, [], characters)) : { lexemes: phrases.lexemes() };
+  if ("trigrams" in words) return words.trigrams.map((like) => `${trigrams} LIKE ${params.bind(like)}`).join(" AND ");
+  return `"provgraph_search_words"(e."labelMarked", e."guardedMarked") @@ ${params.bind(words.lexemes)}::tsquery`;
 }
 
 /** The entries at the start of a window whose fragments are counted: enough to tell a rare fragment from a common one, few enough to cost little beside the window. */
@@ -397,22 +410,55 @@ export function fragmentSpans(phrase: string, fragments: readonly string[], kept
 }
 
 /**
- * The word index query a WORDS lane's index lookup takes for a kind, from how many of the entries its
- * windows read (`scanned`) held each of the query's words at a word's start (`held`, per phrase of
- * `words`): as fragmentPattern keeps fragments, the rare words, else the rarest and every word not
- * common, each a lexeme's start; null (every word, QueryPhrases.wordsLexemes) when the windows read
- * nothing. A common word's start is the start of a great many lexemes — its pairs with every word
- * that follows it: `part` of a million `part-NNNNN` names took 50 ms to expand on the benchmark's
- * store, where the rare `00042` beside it found the few candidates alone. A one-character word is
- * never looked up (it starts too many lexemes); the statement checks every word.
+ * How a WORDS lane's index lookup finds a kind's candidates: by the trigram index, a LIKE pattern per
+ * word, ANDed; or by the word index, each word a lexeme's start (wordStartsQuery).
  */
-export function wordsLookup(words: readonly string[], scanned: number, held: readonly number[]): string | null {
-  if (words.length === 0 || scanned <= 0) return null;
-  const looked = words.flatMap((phrase, i) => ([...phrase].length > 2 ? [{ word: phrase.slice(WORD_MARK.length), density: held[i] / scanned }] : []));
+export type WordsLookup = { trigrams: readonly string[] } | { lexemes: string };
+
+/**
+ * The lookup a WORDS lane's index read takes for a kind, from how many of the entries its windows read
+ * (`scanned`) held each of the query's words at a word's start (`held`, per phrase of `words`): as
+ * fragmentPattern keeps fragments, the rare words, else the rarest and every word not common (nothing
+ * counted: every word, each taken for rare). A one-character word is never looked up (it starts too
+ * many lexemes, and holds no trigram); the statement checks every word.
+ *
+ * Rare words by the word index, each a lexeme's start: their posting lists are short, and the trigram
+ * index rechecks each of its candidates (translate() and LIKE, about 10 µs a row against 2 µs) — 110
+ * against 33 ms for the 10,000 columns holding `email` and `address`. Without a rare word, by the
+ * trigram index when each kept word holds a trigram (trigramFindable): the word index must read a
+ * word's start as every lexeme it starts, and PostgreSQL ORs their posting lists into one bitmap before
+ * it intersects anything, 12 ms for a word in 60,000 artifacts of the benchmark's store
+ * (`'orders':* & 'scores':*` 32 ms, `'scores':* & 'orders':* & '2024':*` 67 ms, to find none), where
+ * the trigram index's entries are exact and PostgreSQL intersects them by skipping through their
+ * posting lists (10 ms for either). The lane comes to the index then only when its windows found its
+ * hits sparse, so the candidates the trigrams bring are few.
+ */
+export function wordsLookup(words: readonly string[], scanned: number, held: readonly number[], characters: TrigramCharacters): WordsLookup {
+  const looked = words.flatMap((phrase, i) => ([...phrase].length > 2 ? [{ word: phrase.slice(WORD_MARK.length), density: scanned > 0 ? held[i] / scanned : 0 }] : []));
+  // queryWords keeps a word of two characters or more in every query of several words; were there none, every word.
+  if (looked.length === 0) return { lexemes: wordStartsQuery(words.map((phrase) => phrase.slice(WORD_MARK.length))) };
   const rare = looked.filter(({ density }) => density <= RARE_FRAGMENT);
+  if (rare.length > 0) return { lexemes: wordStartsQuery(rare.map(({ word }) => word)) };
   const rarest = looked.reduce((best, word) => (word.density < best.density ? word : best), looked[0]);
-  const kept = rare.length > 0 ? rare : looked.filter((word) => word === rarest || word.density < COMMON_FRAGMENT);
-  return kept.map(({ word }) => `${tsqueryLexeme(word)}:*`).join(" & ");
+  const kept = looked.filter((word) => word === rarest || word.density < COMMON_FRAGMENT).map(({ word }) => word);
+  const patterns = kept.map((word) => trigramContainsPattern(word));
+  return patterns.every((like) => trigramFindable(like, characters)) ? { trigrams: patterns } : { lexemes: wordStartsQuery(kept) };
+}
+
+/**
+ * The characters PostgreSQL's trigram index makes trigrams of: runs of letters and digits — beyond ASCII
+ * too where the database's LC_CTYPE is a UTF-8 locale ("unicode"), ASCII's alone where it is C ("ascii";
+ * search.ts asks the database once, trigramCharactersOf).
+ */
+export type TrigramCharacters = "unicode" | "ascii";
+
+/**
+ * Whether PostgreSQL's trigram index can look a LIKE pattern up: whether it holds three word characters
+ * in a row. A pattern with none makes the index read every entry it holds: 4 s for `🎉🎉🎉` among the
+ * benchmark's million texts, where reading the texts themselves takes 376 ms.
+ */
+export function trigramFindable(pattern: string, characters: TrigramCharacters): boolean {
+  return (characters === "unicode" ? /[\p{L}\p{Nd}]{3}/u : /[A-Za-z0-9]{3}/).test(pattern);
 }
 
 /**
@@ -459,18 +505,21 @@ export function pgWindowLaneSql(
 export function pgIndexedLaneSql(
   phrases: QueryPhrases,
   index: number,
-  /** `pattern`: a SUBSTRING lane's lookup for the kind (fragmentPattern; null: the whole phrase), a WORDS lane's (wordsLookup; null: every word). */
-  parts: readonly { place: number; kind: DocumentKind; after: number; high: number; pattern?: string | null }[],
+  /** `lookup`: a SUBSTRING lane's for the kind (fragmentPattern; null: the whole phrase), a WORDS lane's (wordsLookup; null: every word). */
+  parts: readonly { place: number; kind: DocumentKind; after: number; high: number; lookup?: string | WordsLookup | null }[],
   limit: number,
   ids: IdQuery | null,
+  characters: TrigramCharacters,
 ): { sql: string; params: unknown[] } {
   const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" };
   const params = new Params("postgres");
   const inLane = inLaneSql("postgres", params, phrases, index, ids);
   const branches = parts.map(
     // The kind as a literal (one of DOCUMENT_KINDS), for the planner to take that kind's own index.
-    ({ place, kind, after, high, pattern }) =>
-      `(SELECT ${place} AS "place", ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = '${kind}' AND e."id" + 0 > ${params.bind(after)} AND e."id" + 0 < ${params.bind(high)} AND ${indexedCandidates(params, phrases, lane, pattern ?? null)} AND ${inLane} ORDER BY e."id" + 0 LIMIT ${params.bind(limit)})`,
+    ({ place, kind, after, high, lookup }) => {
+      const candidates = indexedCandidates(params, phrases, lane, lookup ?? null, characters);
+      return `(SELECT ${place} AS "place", ${ENTRY_SELECT} FROM "SearchEntry" e WHERE e."kind" = '${kind}' AND e."id" + 0 > ${params.bind(after)} AND e."id" + 0 < ${params.bind(high)}${candidates === null ? "" : ` AND ${candidates}`} AND ${inLane} ORDER BY e."id" + 0 LIMIT ${params.bind(limit)})`;
+    },
   );
   return { sql: branches.join(" UNION ALL "), params: params.values };
 }

@@ -31,8 +31,6 @@ export interface QueryPhrases {
    * checks the lane's own field exactly anyway.
    */
   lexemes(): string | null;
-  /** PostgreSQL's word index query for WORDS: each word as a lexeme's start, ANDed; null without a WORDS rank. */
-  wordsLexemes(): string | null;
 }
 
 export function queryPhrases(query: string): QueryPhrases {
@@ -52,21 +50,11 @@ export function queryPhrases(query: string): QueryPhrases {
     words: words.map((word) => WORD_MARK + word),
     upper: prefixUpperBound(folded),
     lexemes: () => (ranks.includes("WORD") ? wordQuery(marked, lastWhole) : null),
-    wordsLexemes: () => (words.length > 0 ? wordsQuery(words) : null),
   };
 }
 
-/**
- * The word index query for WORDS: each word a lexeme's start. A one-character word matches thousands of
- * lexemes, which the index ORs together before anything else: it is left to the statement's check
- * (queryWords keeps a longer word in every such query).
- */
-function wordsQuery(words: readonly string[]): string {
-  return words
-    .filter((word) => [...word].length > 1)
-    .map((word) => `${tsqueryLexeme(word)}:*`)
-    .join(" & ");
-}
+/** The word index query for texts holding each of `words` at a word's start: each a lexeme's start, ANDed. */
+export const wordStartsQuery = (words: readonly string[]) => words.map((word) => `${tsqueryLexeme(word)}:*`).join(" & ");
 
 /** A tsquery lexeme: the text quoted, its quotes and backslashes escaped. */
 export const tsqueryLexeme = (text: string) => `'${text.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;

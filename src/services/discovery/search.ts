@@ -29,6 +29,8 @@ import {
   substringFragments,
   fragmentPattern,
   wordsLookup,
+  type TrigramCharacters,
+  type WordsLookup,
   RARE_FRAGMENT,
   trigramProbeSql,
   trigramsOf,
@@ -168,6 +170,7 @@ export async function countHits(reader: SearchReader, request: Omit<SearchReques
  * every query (db/prepared-statements.ts).
  */
 async function readLanes(reader: SearchReader, plan: Plan, start: Position | null, need: number, canRead: ReadableCheck): Promise<Found[]> {
+  if (reader.provider === "postgres") plan.trigramCharacters = await trigramCharactersOf(reader);
   const lanes = genericPlanReader(reader);
   const found: Found[] = [];
   for (let index = start?.lane ?? 0; index < LANES.length && found.length < need; ) {
@@ -183,6 +186,21 @@ async function readLanes(reader: SearchReader, plan: Plan, start: Position | nul
   return found;
 }
 
+/** PostgreSQL: the characters its trigram index makes trigrams of, per reader (the database's LC_CTYPE; asked once). */
+const trigramCharacters = new WeakMap<SearchReader, Promise<TrigramCharacters>>();
+
+/** pg_trgm makes trigrams of a letter beyond ASCII where the database's LC_CTYPE is a UTF-8 locale: `show_trgm('é')` is its two, padded. */
+function trigramCharactersOf(reader: SearchReader): Promise<TrigramCharacters> {
+  let known = trigramCharacters.get(reader);
+  if (!known) {
+    known = reader.readRows(`SELECT cardinality(show_trgm('é')) > 0`, []).then(({ rows }) => (rows[0][0] === true ? "unicode" : "ascii"));
+    // A failed question is asked again by the next search.
+    known.catch(() => trigramCharacters.delete(reader));
+    trigramCharacters.set(reader, known);
+  }
+  return known;
+}
+
 /** A cursor of another query (or kinds), or one edited, is not a position of this one. */
 export class InvalidPositionError extends Error {}
 
@@ -193,6 +211,8 @@ interface Plan {
   probes: Map<string, { n: number; reach: number }>;
   /** PostgreSQL: per field and kind, how many entries a SUBSTRING lane's windows sampled and how many held each fragment (fragmentsKey). */
   fragmentCounts: Map<string, { scanned: number; held: Map<string, number> }>;
+  /** PostgreSQL: the characters its trigram index makes trigrams of (trigramCharactersOf; "unicode" until asked). */
+  trigramCharacters: TrigramCharacters;
   query: string;
   phrases: QueryPhrases;
   ids: IdQuery | null;
@@ -208,7 +228,7 @@ function planOf(query: string, kinds: readonly SearchKind[] | null): Plan {
     .update(JSON.stringify([phrases.folded, SEARCH_KINDS.filter((k) => asked.has(k))]))
     .digest("base64url")
     .slice(0, 10);
-  return { lookups: new Map(), probes: new Map(), fragmentCounts: new Map(), query, phrases, ids: idQueryOf(phrases.folded), kinds: asked, fingerprint };
+  return { lookups: new Map(), probes: new Map(), fragmentCounts: new Map(), trigramCharacters: "unicode", query, phrases, ids: idQueryOf(phrases.folded), kinds: asked, fingerprint };
 }
 
 /** A position: the query's fingerprint, the lane, the kind's or id family's place, the key (an entry id or an id). */
@@ -401,7 +421,7 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   const rank = LANES[index].rank;
   const fragments = rank === "SUBSTRING" ? substringFragments(plan.phrases.phrase.SUBSTRING) : rank === "WORDS" ? [...plan.phrases.words] : [];
   const lookupOf = (place: number) =>
-    rank === "WORDS" ? wordsLookup(fragments, held[place].scanned, held[place].counts) : fragmentPattern(plan.phrases.phrase.SUBSTRING, fragments, held[place].scanned, held[place].counts);
+    rank === "WORDS" ? wordsLookup(fragments, held[place].scanned, held[place].counts, plan.trigramCharacters) : fragmentPattern(plan.phrases.phrase.SUBSTRING, fragments, held[place].scanned, held[place].counts);
   const field = (LANES[index] as Lane & { source: "entry" }).field;
   // A WORDS lane starts from what the SUBSTRING lane of its field sampled: its words are that lane's fragments.
   const sampled = parts.map(({ kind }) => (rank === "WORDS" ? plan.fragmentCounts.get(fragmentsKey(field, kind)) : undefined));
@@ -419,12 +439,12 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   for (;;) {
     // The kinds still read: those before the place where the hits already read make `limit`.
     const windows: { place: number; low: number; high: number; window: number }[] = [];
-    const indexed: { place: number; kind: DocumentKind; after: number; high: number; pattern: string | null }[] = [];
+    const indexed: { place: number; kind: DocumentKind; after: number; high: number; lookup: string | WordsLookup | null }[] = [];
     let total = 0;
     for (let place = 0; place < parts.length && total < limit; place++) {
       const step = next[place];
       if (step && "window" in step) windows.push({ place, low: step.low, high: parts[place].high, window: step.window });
-      else if (step) indexed.push({ place, kind: parts[place].kind, after: step.after, high: parts[place].high, pattern: lookupOf(place) });
+      else if (step) indexed.push({ place, kind: parts[place].kind, after: step.after, high: parts[place].high, lookup: lookupOf(place) });
       total += hits[place].length;
     }
     if (windows.length === 0 && indexed.length === 0) break;
@@ -445,7 +465,7 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
       }
     }
     if (indexed.length > 0) {
-      const statement = pgIndexedLaneSql(plan.phrases, index, indexed, limit, plan.ids);
+      const statement = pgIndexedLaneSql(plan.phrases, index, indexed, limit, plan.ids, plan.trigramCharacters);
       for (const r of (await reader.readRows(statement.sql, statement.params)).rows) hits[Number(r[0])].push(entryRow(r.slice(1)));
     }
     for (const { place } of indexed) next[place] = null;
