@@ -60,10 +60,14 @@ describe("the word index's lexemes (postgres)", () => {
       return `$${params.length}`;
     };
     const character = fc.constantFrom(..."aAbc_./-: '\\\u0001éÉ🎉".split(/(?:)/u), "0", "x");
-    const text = fc.array(character, { maxLength: 16 }).map((chars) => chars.join(""));
+    // Texts of few characters, so that words often repeat; and texts of longer words, whose starts hold trigrams.
+    const short = fc.array(character, { maxLength: 16 }).map((chars) => chars.join(""));
+    const letters = fc.array(fc.constantFrom(..."abcxé0A".split(/(?:)/u)), { minLength: 3, maxLength: 6 }).map((chars) => chars.join(""));
+    const long = fc.tuple(fc.array(letters, { minLength: 2, maxLength: 4 }), fc.constantFrom("_", " ", "/", "-", "🎉", "'", ".")).map(([words, separator]) => words.join(separator));
+    const text = fc.oneof(short, long);
     // The starts of a text's words, shuffled: a query its text matches at WORDS or better.
     const shuffled = fc.tuple(text, fc.nat()).map(([t, seed]) => {
-      const words = t.split(SEPARATOR_RUN).filter((w) => w.length > 0).map((w, i) => [...w].slice(0, 1 + ((seed + i) % 3)).join(""));
+      const words = t.split(SEPARATOR_RUN).filter((w) => w.length > 0).map((w, i) => [...w].slice(0, 1 + ((seed + i) % 4)).join(""));
       return [t, words.sort((a, b) => ((a.charCodeAt(0) * 31 + seed) % 7) - ((b.charCodeAt(0) * 31 + seed) % 7)).join(" ")] as [string, string];
     });
     // Each word at a word's start (what the lane reads by the index; a text holding the phrase itself was listed before it).

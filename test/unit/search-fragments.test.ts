@@ -32,7 +32,7 @@ describe("a SUBSTRING lane's fragments and the pattern of the rarer ones", () =>
     // fraud in 6% of the entries, part in all: texts holding `fraud` followed by a space (S), not every text holding fraud.
     expect(patternOf("fraud part", [16, 256])).toBe("%fraudS%");
     expect(patternOf("part fraud", [256, 16])).toBe("%Sfraud%");
-    expect(patternOf("aaa/bbb", [256, 250])).toBe("%Pbbb%");
+    expect(patternOf("aaa/bbb", [256, 100])).toBe("%Pbbb%");
     // Kept fragments that meet across a separator are one piece; those apart, two.
     expect(patternOf("aaa bbb-ccc", [200, 30, 20])).toBe("%SbbbHccc%");
     expect(patternOf("aaa bbb ccc", [30, 256, 20])).toBe("%aaaS%Sccc%");
@@ -41,8 +41,11 @@ describe("a SUBSTRING lane's fragments and the pattern of the rarer ones", () =>
     expect(patternOf("abc,def", [256, 10])).toBe("%def%");
   });
 
-  test("the whole phrase when every fragment would be kept, or nothing was counted", () => {
+  test("the whole phrase when every fragment would be kept, when every one is common, or when nothing was counted", () => {
     expect(patternOf("email address", [25, 25])).toBeNull();
+    // `part part part`: one `part` followed by a space is `parts` to the index, which folds the separators' letters.
+    expect(patternOf("part part part", [256, 256, 256])).toBeNull();
+    expect(patternOf("aaa/bbb", [256, 250])).toBeNull();
     expect(patternOf("part-00042", [0, 0])).toBeNull();
     expect(patternOf("part-00042", [0, 0], 0)).toBeNull();
     expect(patternOf("ession", [])).toBeNull();
@@ -98,16 +101,16 @@ describe("a WORDS lane's words and the index query of the rarer ones", () => {
     expect(wordsLookup(words("🎉🎉🎉 orders"), 256, [20, 0], "unicode")).toEqual({ lexemes: "'🎉🎉🎉':*" });
   });
 
-  test("no rare word: the rarest and every one not common, by the trigram index when each holds a trigram", () => {
+  test("no rare word: every word by the trigram index, when there are two or more and each holds a trigram", () => {
     const words = (query: string) => queryPhrases(query).words;
-    expect(wordsLookup(words("aaa bbb ccc"), 256, [200, 30, 20], "unicode")).toEqual({ trigrams: ["%bbb%", "%ccc%"] });
-    expect(wordsLookup(words("aaa bbb"), 256, [256, 250], "unicode")).toEqual({ trigrams: ["%bbb%"] });
-    expect(wordsLookup(words("orders x"), 256, [256, 0], "unicode")).toEqual({ trigrams: ["%orders%"] });
-    expect(wordsLookup(words("orders 05"), 256, [20, 200], "unicode")).toEqual({ trigrams: ["%orders%"] });
-    // A kept word without three letters or digits in a row: every kept word by the word index.
+    expect(wordsLookup(words("aaa bbb ccc"), 256, [200, 30, 20], "unicode")).toEqual({ trigrams: ["%aaa%", "%bbb%", "%ccc%"] });
+    expect(wordsLookup(words("aaa bbb"), 256, [256, 250], "unicode")).toEqual({ trigrams: ["%aaa%", "%bbb%"] });
+    expect(wordsLookup(words("crème orders"), 256, [20, 20], "unicode")).toEqual({ trigrams: ["%orders%", "%crème%"] });
+    // Else the rarest and every one not common, each a lexeme's start: one word looked up, or one without a trigram.
+    expect(wordsLookup(words("orders x"), 256, [256, 0], "unicode")).toEqual({ lexemes: "'orders':*" });
+    expect(wordsLookup(words("orders 05"), 256, [20, 200], "unicode")).toEqual({ lexemes: "'orders':*" });
     expect(wordsLookup(words("orders 05"), 256, [20, 20], "unicode")).toEqual({ lexemes: "'orders':* & '05':*" });
     expect(wordsLookup(words("a🎉b orders"), 256, [20, 20], "unicode")).toEqual({ lexemes: "'orders':* & 'a🎉b':*" });
-    expect(wordsLookup(words("crème orders"), 256, [20, 20], "unicode")).toEqual({ trigrams: ["%orders%", "%crème%"] });
     expect(wordsLookup(words("crème orders"), 256, [20, 20], "ascii")).toEqual({ lexemes: "'orders':* & 'crème':*" });
   });
 

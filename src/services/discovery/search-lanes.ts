@@ -359,7 +359,8 @@ export function substringFragments(phrase: string): string[] {
  * its windows read (`scanned`) held each fragment (`held`): the rare fragments (their posting lists
  * are short, and a window that met none of them says little more), else the rarest and every fragment
  * not common, in the phrase's order, each with the separators beside it in `phrase` (fragmentSpans);
- * null (the whole phrase) when that is every fragment or the windows read nothing. Any text holding
+ * null (the whole phrase) when that is every fragment, when every fragment is common, or when the
+ * windows read nothing. Any text holding
  * the phrase holds these pieces of it in that order, so the pattern only widens the candidates, which
  * the statement checks for the phrase itself.
  *
@@ -369,7 +370,9 @@ export function substringFragments(phrase: string): string[] {
  * (`udS`, fraud and a space) is what a phrase of several words has that its words do not: here no
  * text held it, and the lookup took 0.2 ms. A rare fragment keeps its bare trigrams: beside it a
  * separator's trigram is mostly a common one (`H00` of every `part-00NNN`), a posting list read
- * through for few candidates fewer.
+ * through for few candidates fewer. And when every fragment is common, one of them is no filter (the
+ * trigram index folds the separators' letters to small ones: `partS` is `parts`, `%partS%` brought
+ * 243,000 candidates for `part part part`, 900 ms); the whole phrase's separators are (15,000, 74 ms).
  */
 export function fragmentPattern(phrase: string, fragments: readonly string[], scanned: number, held: readonly number[]): string | null {
   if (fragments.length === 0 || scanned <= 0) return null;
@@ -378,6 +381,8 @@ export function fragmentPattern(phrase: string, fragments: readonly string[], sc
   if (rare.length === fragments.length) return null;
   if (rare.length > 0) return likePattern(rare.map((i) => fragments[i]));
   const rarest = density.indexOf(Math.min(...density));
+  // Every fragment common: what narrows the candidates is the separators between them (the whole phrase).
+  if (density[rarest] >= COMMON_FRAGMENT) return null;
   const kept = density.flatMap((d, i) => (i === rarest || d < COMMON_FRAGMENT ? [i] : []));
   if (kept.length === fragments.length) return null;
   return likePattern(fragmentSpans(phrase, fragments, kept));
@@ -417,21 +422,22 @@ export type WordsLookup = { trigrams: readonly string[] } | { lexemes: string };
 
 /**
  * The lookup a WORDS lane's index read takes for a kind, from how many of the entries its windows read
- * (`scanned`) held each of the query's words at a word's start (`held`, per phrase of `words`): as
- * fragmentPattern keeps fragments, the rare words, else the rarest and every word not common (nothing
- * counted: every word, each taken for rare). A one-character word is never looked up (it starts too
- * many lexemes, and holds no trigram); the statement checks every word.
+ * (`scanned`) held each of the query's words at a word's start (`held`, per phrase of `words`; nothing
+ * counted: each taken for rare). A one-character word is never looked up (it starts too many lexemes,
+ * and holds no trigram); the statement checks every word.
  *
- * Rare words by the word index, each a lexeme's start: their posting lists are short, and the trigram
- * index rechecks each of its candidates (translate() and LIKE, about 10 µs a row against 2 µs) — 110
- * against 33 ms for the 10,000 columns holding `email` and `address`. Without a rare word, by the
- * trigram index when each kept word holds a trigram (trigramFindable): the word index must read a
- * word's start as every lexeme it starts, and PostgreSQL ORs their posting lists into one bitmap before
- * it intersects anything, 12 ms for a word in 60,000 artifacts of the benchmark's store
- * (`'orders':* & 'scores':*` 32 ms, `'scores':* & 'orders':* & '2024':*` 67 ms, to find none), where
- * the trigram index's entries are exact and PostgreSQL intersects them by skipping through their
- * posting lists (10 ms for either). The lane comes to the index then only when its windows found its
- * hits sparse, so the candidates the trigrams bring are few.
+ * - Rare words, by the word index, each a lexeme's start: their posting lists are short, and the trigram
+ *   index rechecks each of its candidates (translate() and LIKE, about 10 µs a row against 2 µs).
+ * - Else every word, by the trigram index, when there are two or more and each holds a trigram
+ *   (trigramFindable). The lane comes to the index without a rare word only when its windows found the
+ *   words seldom together, so what narrows the candidates is the intersection, and the word index must
+ *   read a word's start as every lexeme it starts, which PostgreSQL ORs into one bitmap before it
+ *   intersects anything: 12 ms for a word in 60,000 artifacts of the benchmark's store
+ *   (`'orders':* & 'scores':*` 32 ms to find none; `'2024':* & '2025':*`, words each in half the
+ *   artifacts, 112 ms for 98). The trigram index's entries are exact, and PostgreSQL intersects them by
+ *   skipping through their posting lists: 10 and 64 ms.
+ * - Else, by the word index, the rarest word and every one not common (as fragmentPattern keeps
+ *   fragments).
  */
 export function wordsLookup(words: readonly string[], scanned: number, held: readonly number[], characters: TrigramCharacters): WordsLookup {
   const looked = words.flatMap((phrase, i) => ([...phrase].length > 2 ? [{ word: phrase.slice(WORD_MARK.length), density: scanned > 0 ? held[i] / scanned : 0 }] : []));
@@ -439,10 +445,10 @@ export function wordsLookup(words: readonly string[], scanned: number, held: rea
   if (looked.length === 0) return { lexemes: wordStartsQuery(words.map((phrase) => phrase.slice(WORD_MARK.length))) };
   const rare = looked.filter(({ density }) => density <= RARE_FRAGMENT);
   if (rare.length > 0) return { lexemes: wordStartsQuery(rare.map(({ word }) => word)) };
+  const patterns = looked.map(({ word }) => trigramContainsPattern(word));
+  if (looked.length > 1 && patterns.every((like) => trigramFindable(like, characters))) return { trigrams: patterns };
   const rarest = looked.reduce((best, word) => (word.density < best.density ? word : best), looked[0]);
-  const kept = looked.filter((word) => word === rarest || word.density < COMMON_FRAGMENT).map(({ word }) => word);
-  const patterns = kept.map((word) => trigramContainsPattern(word));
-  return patterns.every((like) => trigramFindable(like, characters)) ? { trigrams: patterns } : { lexemes: wordStartsQuery(kept) };
+  return { lexemes: wordStartsQuery(looked.filter((word) => word === rarest || word.density < COMMON_FRAGMENT).map(({ word }) => word)) };
 }
 
 /**
