@@ -38,7 +38,7 @@ describe("search over more entries than a window", () => {
     await registerOperation(t, generator);
     const record = (names: string[]) => recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: names.map(draft) }] });
     // Oldest: five needles and three pins among 300 others; then 1,500 without any; newest: one needle in twenty.
-    await record([...oldNeedles, ...oldPins, ...oldCodes, "old/left/right.csv", "old/🎉🎉🎉-party.csv", "old/party🎉🎉🎉.csv", ...Array.from({ length: 300 }, (_, i) => `old/hay/${i}.csv`)]);
+    await record([...oldNeedles, ...oldPins, ...oldCodes, "old/left/right.csv", "old/right/q.csv", "old/🎉🎉🎉-party.csv", "old/party🎉🎉🎉.csv", ...Array.from({ length: 300 }, (_, i) => `old/hay/${i}.csv`)]);
     await record(Array.from({ length: 1_500 }, (_, i) => `mid/hay/${i}.csv`));
     await record(Array.from({ length: 600 }, (_, i) => (i % 20 === 0 ? newNeedles[i / 20] : `new/hay/${i}.csv`)));
     // Two words each in 1,200 names, never together (but in the oldest name of all).
@@ -76,6 +76,9 @@ describe("search over more entries than a window", () => {
   test("words in any order that many names hold apart and one, the oldest, together: past what one statement reads (WORDS)", async () => {
     expect(await allPages("right left", 10)).toEqual(["WORDS old/left/right.csv"]);
     expect(await allPages("left righ", 10)).toEqual(["WORDS old/left/right.csv"]);
+    // A word of one character, which no trigram holds: the rare one looked up (PostgreSQL by its lexemes' start, SQLite by the trigrams of its start after each separator).
+    expect(await allPages("right q", 10)).toEqual(["WORDS old/right/q.csv"]);
+    expect(await allPages("q right", 10)).toEqual(["WORDS old/right/q.csv"]);
     // Dense: every one of the 1,200 and the oldest, newest first, in pages of 100 as in one of 1,000 and more.
     const dense = await allPages("csv left", 100);
     expect(dense).toHaveLength(1_201);

@@ -1,5 +1,7 @@
-import { candidateQuery, fragmentPattern, fragmentSpans, LANES, pgIndexedLaneSql, substringFragments, type TrigramCharacters, trigramFindable, wordsLookup } from "../../src/services/discovery/search-lanes";
+import { candidateQuery, fragmentPattern, fragmentSpans, LANES, pgIndexedLaneSql, substringFragments, type TrigramCharacters, trigramFindable, wordsLookup, wordStartQuery } from "../../src/services/discovery/search-lanes";
 import { queryPhrases, trigramText } from "../../src/services/discovery/search-phrases";
+import fc from "fast-check";
+import { indexedText, WORD_MARK } from "../../src/services/discovery/search-text";
 
 /**
  * PostgreSQL's SUBSTRING lane looks a kind up by its rarer fragments when the windows it read first
@@ -92,12 +94,15 @@ describe("a WORDS lane's words and the index query of the rarer ones", () => {
     expect(queryPhrases("a bc").ranks).toContain("WORDS");
   });
 
-  test("the rare words alone, each a lexeme's start; a one-character word never", () => {
+  test("the rare words alone, each a lexeme's start; a one-character word only where it was counted rare", () => {
     const words = (query: string) => queryPhrases(query).words;
     expect(wordsLookup(words("part 00042"), 256, [0, 256], "unicode")).toEqual({ lexemes: "'00042':*" });
-    expect(wordsLookup(words("orders x"), 256, [1, 0], "unicode")).toEqual({ lexemes: "'orders':*" });
+    expect(wordsLookup(words("orders x"), 256, [1, 0], "unicode")).toEqual({ lexemes: "'orders':* & 'x':*" });
+    expect(wordsLookup(words("orders x"), 256, [1, 2], "unicode")).toEqual({ lexemes: "'orders':*" });
+    expect(wordsLookup(words("orders x"), 256, [256, 0], "unicode")).toEqual({ lexemes: "'x':*" });
     // Words are runs of letters and digits: a quote or a backslash separates them (the index's words are split so too).
-    expect(wordsLookup(words("o'brien crème"), 256, [256, 0, 0], "unicode")).toEqual({ lexemes: "'crème':*" });
+    expect(wordsLookup(words("o'brien crème"), 256, [256, 0, 256], "unicode")).toEqual({ lexemes: "'crème':*" });
+    expect(wordsLookup(words("o'brien crème"), 256, [256, 0, 0], "unicode")).toEqual({ lexemes: "'crème':* & 'o':*" });
     expect(wordsLookup(words("🎉🎉🎉 orders"), 256, [20, 0], "unicode")).toEqual({ lexemes: "'🎉🎉🎉':*" });
   });
 
@@ -107,7 +112,7 @@ describe("a WORDS lane's words and the index query of the rarer ones", () => {
     expect(wordsLookup(words("aaa bbb"), 256, [256, 250], "unicode")).toEqual({ trigrams: ["%aaa%", "%bbb%"] });
     expect(wordsLookup(words("crème orders"), 256, [20, 20], "unicode")).toEqual({ trigrams: ["%orders%", "%crème%"] });
     // Else the rarest and every one not common, each a lexeme's start: one word looked up, or one without a trigram.
-    expect(wordsLookup(words("orders x"), 256, [256, 0], "unicode")).toEqual({ lexemes: "'orders':*" });
+    expect(wordsLookup(words("orders x"), 256, [256, 200], "unicode")).toEqual({ lexemes: "'orders':*" });
     expect(wordsLookup(words("orders 05"), 256, [20, 200], "unicode")).toEqual({ lexemes: "'orders':*" });
     expect(wordsLookup(words("orders 05"), 256, [20, 20], "unicode")).toEqual({ lexemes: "'orders':* & '05':*" });
     expect(wordsLookup(words("a🎉b orders"), 256, [20, 20], "unicode")).toEqual({ lexemes: "'orders':* & 'a🎉b':*" });
@@ -145,6 +150,34 @@ describe("a pattern the trigram index can look up", () => {
     expect(["%abc%", "%a1b%", "%crème%", "%日本語%", "%xSy%"].filter(unicode)).toEqual(["%abc%", "%a1b%", "%crème%", "%日本語%", "%xSy%"]);
     expect(["%abc%", "%a1b%", "%crème%", "%日本語%", "%xSy%"].filter(ascii)).toEqual(["%abc%", "%a1b%", "%xSy%"]);
     expect(["%ab%", "%🎉🎉🎉%", "%a🎉b🎉c%", "%ab%cd%", "%ab\\_cd%", "%é\u0301e%"].filter(unicode)).toEqual([]);
+  });
+});
+
+/** SQLite: a word of one character, too short for a trigram of its own, looked up where it starts a word (search-lanes.ts wordStartQuery). */
+describe("the FTS5 query for a word's start of one character", () => {
+  const phrasesOf = (query: string) => [...query.matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1].replace(/""/g, '"'));
+
+  test("each of its trigrams is what can stand before the word mark, then the mark and the character", () => {
+    const phrases = phrasesOf(wordStartQuery("\u0001v"));
+    expect(phrases).toContain("\u0002\u0001v");
+    expect(phrases).toContain("_\u0001v");
+    expect(phrases).toContain('"\u0001v');
+    expect(phrases.every((phrase) => [...phrase].length === 3 && phrase.endsWith("\u0001v"))).toBe(true);
+    // Letters, digits and the other marks never stand before a word mark.
+    expect(phrases.some((phrase) => /^[a-z0-9\u0001\u0003]/.test(phrase))).toBe(false);
+  });
+
+  test("every text in which a word starts with the character holds one of them", () => {
+    const character = fc.constantFrom(..."ab0_-./ :\"'\\~@[`{\u007fé🎉".split(/(?:)/u));
+    fc.assert(
+      fc.property(fc.array(character, { maxLength: 20 }), (chars) => {
+        const text = indexedText(chars.join(""));
+        for (const c of ["a", "b", "0", "é"]) {
+          const starts = text.includes(`${WORD_MARK}${c}`);
+          expect(phrasesOf(wordStartQuery(WORD_MARK + c)).some((phrase) => text.includes(phrase))).toBe(starts);
+        }
+      }),
+    );
   });
 });
 

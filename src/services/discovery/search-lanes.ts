@@ -2,7 +2,7 @@ import { isIdOfKind } from "../ids";
 import { comparedText, searchedText } from "./search-documents";
 import { ftsPhrase, markedMatchesAtLeast, phraseAtLeast, type QueryPhrases, likePattern, SEPARATOR_RUN, TRIGRAM_LETTERS, trigramContainsPattern, trigramText, wordStartsQuery } from "./search-phrases";
 import { DOCUMENT_KINDS, type DocumentKind, idRangeOf, keyedKinds } from "./search-kinds";
-import { prefixUpperBound, type SearchRank, WORD_MARK } from "./search-text";
+import { isSeparatorCode, prefixUpperBound, type SearchRank, START_MARK, WORD_MARK } from "./search-text";
 import { postgresCompared, sqliteCompared, sqliteFold } from "./search-text-sql";
 import { SEARCHED_LENGTH } from "./search-documents";
 import type { DatabaseProvider } from "../../db/database-url";
@@ -423,8 +423,10 @@ export type WordsLookup = { trigrams: readonly string[] } | { lexemes: string };
 /**
  * The lookup a WORDS lane's index read takes for a kind, from how many of the entries its windows read
  * (`scanned`) held each of the query's words at a word's start (`held`, per phrase of `words`; nothing
- * counted: each taken for rare). A one-character word is never looked up (it starts too many lexemes,
- * and holds no trigram); the statement checks every word.
+ * counted: each taken for rare). A one-character word is looked up only where the windows found it
+ * rare (it starts a great many lexemes, `s` and `2` of most texts, and holds no trigram): `orders v`
+ * read every one of the 60,000 artifacts holding `orders` to find none (200 ms), where `'v':*` finds
+ * them at once. The statement checks every word.
  *
  * - Rare words, by the word index, each a lexeme's start: their posting lists are short, and the trigram
  *   index rechecks each of its candidates (translate() and LIKE, about 10 µs a row against 2 µs).
@@ -440,7 +442,8 @@ export type WordsLookup = { trigrams: readonly string[] } | { lexemes: string };
  *   fragments).
  */
 export function wordsLookup(words: readonly string[], scanned: number, held: readonly number[], characters: TrigramCharacters): WordsLookup {
-  const looked = words.flatMap((phrase, i) => ([...phrase].length > 2 ? [{ word: phrase.slice(WORD_MARK.length), density: scanned > 0 ? held[i] / scanned : 0 }] : []));
+  const counted = words.map((phrase, i) => ({ word: phrase.slice(WORD_MARK.length), density: scanned > 0 ? held[i] / scanned : 0 }));
+  const looked = counted.filter(({ word, density }) => [...word].length > 1 || (scanned > 0 && density <= RARE_FRAGMENT));
   // queryWords keeps a word of two characters or more in every query of several words; were there none, every word.
   if (looked.length === 0) return { lexemes: wordStartsQuery(words.map((phrase) => phrase.slice(WORD_MARK.length))) };
   const rare = looked.filter(({ density }) => density <= RARE_FRAGMENT);
@@ -572,17 +575,33 @@ export function trigramsOf(phrases: string | readonly string[]): string[] {
 }
 
 /**
- * SQLite: for each trigram, its first texts in id order up to PROBE_CAP — how many, and how far into
- * the index the last of them lies (one statement). FTS5 walks a conjunction of common trigrams slowly
- * (each seek into a long doclist costs), so a lookup asks for the rarest few: those with fewest texts,
- * then those whose PROBE_CAP-th text lies furthest (the sparsest).
+ * SQLite: for each FTS5 query (a trigram's phrase, or wordStartQuery's), its first texts in id order
+ * up to PROBE_CAP — how many, and how far into the index the last of them lies (one statement). FTS5
+ * walks a conjunction of common trigrams slowly (each seek into a long doclist costs), so a lookup asks
+ * for the rarest few: those with fewest texts, then those whose PROBE_CAP-th text lies furthest (the
+ * sparsest).
  */
-export function trigramProbeSql(table: string, trigrams: readonly string[]): { sql: string; params: unknown[] } {
-  const sql = trigrams
+export function probeSql(table: string, queries: readonly string[]): { sql: string; params: unknown[] } {
+  const sql = queries
     .map((_, i) => `SELECT ${i} AS "i", count(*) AS "n", max(m.rowid) AS "reach" FROM (SELECT rowid FROM "${table}" WHERE "${table}" MATCH ? ORDER BY rowid LIMIT ${PROBE_CAP}) m`)
     .join(" UNION ALL ");
-  return { sql, params: trigrams.map(ftsPhrase) };
+  return { sql, params: [...queries] };
 }
+
+/** What an indexed text holds just before a word mark: the start mark, or a separator (each is followed by one; the text holds no other mark). */
+const BEFORE_A_WORD = [START_MARK, ...Array.from({ length: 0x80 - 4 }, (_, i) => String.fromCharCode(4 + i)).filter((c) => isSeparatorCode(c.charCodeAt(0)))];
+
+/**
+ * SQLite: the FTS5 query for the texts in which a word starts with one character (`phrase`: a word
+ * mark and that character), which makes no trigram of its own: the trigram of the mark and the
+ * character with each character that can come before the mark, ORed (63 lookups, about 3 ms on the
+ * benchmark's store). `orders v` read every one of the 68,000 texts holding `orders`, a thousand at
+ * a time, to find none: 700 ms. Ask only for a rare character: `p` starts a word of every text.
+ */
+export const wordStartQuery = (phrase: string) => `(${BEFORE_A_WORD.map((c) => ftsPhrase(c + phrase)).join(" OR ")})`;
+
+/** Whether a probe is rarer than another: fewer texts, or as many lying further apart (candidateQuery's order). */
+export const rarerProbe = (a: { n: number; reach: number }, b: { n: number; reach: number }) => a.n < b.n || (a.n === b.n && a.reach > b.reach);
 
 /**
  * The FTS5 query for the candidates: the rarest trigrams by their probes, among probes alike those at

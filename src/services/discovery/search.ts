@@ -32,12 +32,14 @@ import {
   type TrigramCharacters,
   type WordsLookup,
   RARE_FRAGMENT,
-  trigramProbeSql,
+  probeSql,
+  rarerProbe,
+  wordStartQuery,
   trigramsOf,
   candidateQuery,
 } from "./search-lanes";
 import { columnTarget, DOCUMENT_KINDS, type DocumentKind, idRangeOf, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
-import { type QueryPhrases, queryPhrases } from "./search-phrases";
+import { ftsPhrase, type QueryPhrases, queryPhrases } from "./search-phrases";
 import { occurrencesOf, type SearchRank, type TextRange, WORD_MARK, wordOccurrencesOf } from "./search-text";
 
 /** A read connection, as the worker pool's jobs get one: statements answered as rows of values. */
@@ -334,7 +336,12 @@ async function sqliteWordsLane(reader: SearchReader, plan: Plan, index: number, 
       if (found.length >= need || candidates < WORDS_CANDIDATES) break;
       // Not every candidate read: on from the last hit (the statement stopped at its limit) or from the last candidate.
       from = rows.length >= limit ? rows[rows.length - 1].id : Number(marker[1]);
-      if (lookup === rarest) lookup = (await candidateLookup(reader, plan, searchedTable(lane.field), plan.phrases.words, true)) ?? rarest;
+      if (lookup === rarest) {
+        const byEachWord = await candidateLookup(reader, plan, searchedTable(lane.field), plan.phrases.words, true);
+        // No text of the table holds one of the words where it must be: nothing more to find.
+        if (byEachWord === null) return found;
+        lookup = byEachWord;
+      }
     }
     if (found.length >= need) break;
     from = null;
@@ -498,8 +505,10 @@ const MAX_LOOKED_UP_WORDS = 4;
 /**
  * SQLite: the FTS5 query for the candidates of texts holding every one of `phrases` (null: none can
  * hold them), their trigrams probed once per request and table. A WORDS lane's phrases are its
- * words; a word too short for a trigram is left to the statement's check. `byEachWord`: some trigrams
- * of each word (candidateQuery's groups), not only the rarest.
+ * words. `byEachWord`: some trigrams of each word (candidateQuery's groups), not only the rarest, and
+ * a word of one character, too short for a trigram, by where it starts a word (wordStartQuery) when
+ * that is rarer than every trigram (else, and in the first lookup, it is left to the statement's check:
+ * 63 lookups cost a few milliseconds, and most queries fill their page from the first candidates).
  */
 async function candidateLookup(reader: SearchReader, plan: Plan, table: string, phrases: readonly string[], byEachWord = false): Promise<string | null> {
   const key = `${table}\u0000${byEachWord}\u0000${phrases.join("\u0000")}`;
@@ -508,14 +517,23 @@ async function candidateLookup(reader: SearchReader, plan: Plan, table: string, 
     const groups = byEachWord ? phrases.slice(0, MAX_LOOKED_UP_WORDS).map((phrase) => trigramsOf(phrase)).filter((group) => group.length > 0) : [];
     const trigrams = groups.length > 0 ? [...new Set(groups.flat())] : trigramsOf(phrases);
     if (trigrams.length === 0) throw new Error(`search: no trigram in the phrases of a lane (${JSON.stringify(phrases)})`);
-    const probed = (trigram: string) => `${table}\u0000${trigram}`;
-    const unknown = trigrams.filter((trigram) => !plan.probes.has(probed(trigram)));
+    // By each word, a word of one character too, which is too short for a trigram: as the start of a word after each separator (wordStartQuery), where that is rare.
+    const starts = byEachWord ? phrases.filter((phrase) => trigramsOf(phrase).length === 0).map(wordStartQuery) : [];
+    // Each FTS5 query probed once per request and table.
+    const probed = (query: string) => `${table}\u0000${query}`;
+    const unknown = [...trigrams.map(ftsPhrase), ...starts].filter((query) => !plan.probes.has(probed(query)));
     if (unknown.length > 0) {
-      const probe = trigramProbeSql(table, unknown);
-      for (const trigram of unknown) plan.probes.set(probed(trigram), { n: 0, reach: 0 });
+      const probe = probeSql(table, unknown);
+      for (const query of unknown) plan.probes.set(probed(query), { n: 0, reach: 0 });
       for (const [i, n, reach] of (await reader.readRows(probe.sql, probe.params)).rows) plan.probes.set(probed(unknown[Number(i)]), { n: Number(n), reach: Number(reach ?? 0) });
     }
-    plan.lookups.set(key, candidateQuery(trigrams, trigrams.map((trigram) => plan.probes.get(probed(trigram))!), groups));
+    const probes = trigrams.map((trigram) => plan.probes.get(probed(ftsPhrase(trigram)))!);
+    const lookup = candidateQuery(trigrams, probes, groups);
+    // A start rarer than every trigram narrows the candidates further; one no text holds, to none.
+    const rarest = probes.reduce((best, probe) => (rarerProbe(probe, best) ? probe : best));
+    const rarer = starts.filter((query) => rarerProbe(plan.probes.get(probed(query))!, rarest));
+    const none = starts.some((query) => plan.probes.get(probed(query))!.n === 0);
+    plan.lookups.set(key, lookup === null || none ? null : [lookup, ...rarer].join(" AND "));
   }
   return plan.lookups.get(key)!;
 }
