@@ -106,10 +106,12 @@ describe("a WORDS lane's words and the index query of the rarer ones", () => {
     expect(wordsLookup(words("🎉🎉🎉 orders"), 256, [20, 0], "unicode")).toEqual({ lexemes: "'🎉🎉🎉':*" });
   });
 
-  test("no rare word: every word by the trigram index, when there are two or more and each holds a trigram", () => {
+  test("no rare word: every word (the rarest four) by the trigram index, when there are two or more and each holds a trigram", () => {
     const words = (query: string) => queryPhrases(query).words;
-    expect(wordsLookup(words("aaa bbb ccc"), 256, [200, 30, 20], "unicode")).toEqual({ trigrams: ["%aaa%", "%bbb%", "%ccc%"] });
-    expect(wordsLookup(words("aaa bbb"), 256, [256, 250], "unicode")).toEqual({ trigrams: ["%aaa%", "%bbb%"] });
+    expect(wordsLookup(words("aaa bbb ccc"), 256, [200, 30, 20], "unicode")).toEqual({ trigrams: ["%ccc%", "%bbb%", "%aaa%"] });
+    expect(wordsLookup(words("aaa bbb"), 256, [256, 250], "unicode")).toEqual({ trigrams: ["%bbb%", "%aaa%"] });
+    // The rarest four of more.
+    expect(wordsLookup(words("aaa bbb ccc ddd eee fff"), 256, [60, 50, 40, 30, 20, 10], "unicode")).toEqual({ trigrams: ["%fff%", "%eee%", "%ddd%", "%ccc%"] });
     expect(wordsLookup(words("crème orders"), 256, [20, 20], "unicode")).toEqual({ trigrams: ["%orders%", "%crème%"] });
     // Else the rarest and every one not common, each a lexeme's start: one word looked up, or one without a trigram.
     expect(wordsLookup(words("orders x"), 256, [256, 200], "unicode")).toEqual({ lexemes: "'orders':*" });

@@ -420,6 +420,9 @@ export function fragmentSpans(phrase: string, fragments: readonly string[], kept
  */
 export type WordsLookup = { trigrams: readonly string[] } | { lexemes: string };
 
+/** The words a WORDS lane looks up in PostgreSQL's trigram index at most (a query may hold sixty). */
+const MAX_TRIGRAM_WORDS = 4;
+
 /**
  * The lookup a WORDS lane's index read takes for a kind, from how many of the entries its windows read
  * (`scanned`) held each of the query's words at a word's start (`held`, per phrase of `words`; nothing
@@ -430,14 +433,14 @@ export type WordsLookup = { trigrams: readonly string[] } | { lexemes: string };
  *
  * - Rare words, by the word index, each a lexeme's start: their posting lists are short, and the trigram
  *   index rechecks each of its candidates (translate() and LIKE, about 10 µs a row against 2 µs).
- * - Else every word, by the trigram index, when there are two or more and each holds a trigram
- *   (trigramFindable). The lane comes to the index without a rare word only when its windows found the
- *   words seldom together, so what narrows the candidates is the intersection, and the word index must
- *   read a word's start as every lexeme it starts, which PostgreSQL ORs into one bitmap before it
- *   intersects anything: 12 ms for a word in 60,000 artifacts of the benchmark's store
- *   (`'orders':* & 'scores':*` 32 ms to find none; `'2024':* & '2025':*`, words each in half the
- *   artifacts, 112 ms for 98). The trigram index's entries are exact, and PostgreSQL intersects them by
- *   skipping through their posting lists: 10 and 64 ms.
+ * - Else every word (the rarest MAX_TRIGRAM_WORDS), by the trigram index, when there are two or more
+ *   and each holds a trigram (trigramFindable). The lane comes to the index without a rare word only
+ *   when its windows found the words seldom together, so what narrows the candidates is the
+ *   intersection, and the word index must read a word's start as every lexeme it starts, which
+ *   PostgreSQL ORs into one bitmap before it intersects anything: 12 ms for a word in 60,000 artifacts
+ *   of the benchmark's store (`'orders':* & 'scores':*` 32 ms to find none; `'2024':* & '2025':*`,
+ *   words each in half the artifacts, 112 ms for 98). The trigram index's entries are exact, and
+ *   PostgreSQL intersects them by skipping through their posting lists: 10 and 64 ms.
  * - Else, by the word index, the rarest word and every one not common (as fragmentPattern keeps
  *   fragments).
  */
@@ -448,7 +451,8 @@ export function wordsLookup(words: readonly string[], scanned: number, held: rea
   if (looked.length === 0) return { lexemes: wordStartsQuery(words.map((phrase) => phrase.slice(WORD_MARK.length))) };
   const rare = looked.filter(({ density }) => density <= RARE_FRAGMENT);
   if (rare.length > 0) return { lexemes: wordStartsQuery(rare.map(({ word }) => word)) };
-  const patterns = looked.map(({ word }) => trigramContainsPattern(word));
+  // The rarest few: each common trigram's posting list costs a few milliseconds to read, and a few words narrow enough.
+  const patterns = [...looked].sort((a, b) => a.density - b.density).slice(0, MAX_TRIGRAM_WORDS).map(({ word }) => trigramContainsPattern(word));
   if (looked.length > 1 && patterns.every((like) => trigramFindable(like, characters))) return { trigrams: patterns };
   const rarest = looked.reduce((best, word) => (word.density < best.density ? word : best), looked[0]);
   return { lexemes: wordStartsQuery(looked.filter((word) => word === rarest || word.density < COMMON_FRAGMENT).map(({ word }) => word)) };
