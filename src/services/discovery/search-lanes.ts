@@ -604,8 +604,8 @@ const BEFORE_A_WORD = [START_MARK, ...Array.from({ length: 0x80 - 4 }, (_, i) =>
  */
 export const wordStartQuery = (phrase: string) => `(${BEFORE_A_WORD.map((c) => ftsPhrase(c + phrase)).join(" OR ")})`;
 
-/** Whether a probe is rarer than another: fewer texts, or as many lying further apart (candidateQuery's order). */
-export const rarerProbe = (a: { n: number; reach: number }, b: { n: number; reach: number }) => a.n < b.n || (a.n === b.n && a.reach > b.reach);
+/** Probes rarest first: fewer texts, or as many lying further apart (a sort's comparator; below zero: `a` is rarer). */
+export const byRarity = (a: { n: number; reach: number }, b: { n: number; reach: number }) => a.n - b.n || b.reach - a.reach;
 
 /**
  * The FTS5 query for the candidates: the rarest trigrams by their probes, among probes alike those at
@@ -617,7 +617,7 @@ export const rarerProbe = (a: { n: number; reach: number }, b: { n: number; reac
  */
 export function candidateQuery(trigrams: readonly string[], probes: readonly { n: number; reach: number }[], groups: readonly (readonly string[])[] = []): string | null {
   if (probes.some(({ n }) => n === 0)) return null;
-  const byProbe = trigrams.map((trigram, i) => ({ trigram, ...probes[i], spread: i < trigrams.length / 2 ? 2 * i : 2 * (trigrams.length - 1 - i) + 1 })).sort((a, b) => a.n - b.n || b.reach - a.reach);
+  const byProbe = trigrams.map((trigram, i) => ({ trigram, ...probes[i], spread: i < trigrams.length / 2 ? 2 * i : 2 * (trigrams.length - 1 - i) + 1 })).sort(byRarity);
   // Probes alike: the same count, the last text within PROBE_ALIKE entries of the one before. Within each such run, both ends of the phrase first.
   let run = 0;
   const ranked = byProbe

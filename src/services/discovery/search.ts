@@ -33,7 +33,7 @@ import {
   type WordsLookup,
   RARE_FRAGMENT,
   probeSql,
-  rarerProbe,
+  byRarity,
   wordStartQuery,
   trigramsOf,
   candidateQuery,
@@ -530,8 +530,8 @@ async function candidateLookup(reader: SearchReader, plan: Plan, table: string, 
     const probes = trigrams.map((trigram) => plan.probes.get(probed(ftsPhrase(trigram)))!);
     const lookup = candidateQuery(trigrams, probes, groups);
     // A start rarer than every trigram narrows the candidates further; one no text holds, to none.
-    const rarest = probes.reduce((best, probe) => (rarerProbe(probe, best) ? probe : best));
-    const rarer = starts.filter((query) => rarerProbe(plan.probes.get(probed(query))!, rarest));
+    const rarest = probes.reduce((best, probe) => (byRarity(probe, best) < 0 ? probe : best));
+    const rarer = starts.filter((query) => byRarity(plan.probes.get(probed(query))!, rarest) < 0);
     const none = starts.some((query) => plan.probes.get(probed(query))!.n === 0);
     plan.lookups.set(key, lookup === null || none ? null : [lookup, ...rarer].join(" AND "));
   }
