@@ -31,15 +31,20 @@ describe("a SUBSTRING lane's fragments and the pattern of the rarer ones", () =>
   });
 
   test("without a rare one: the rarest and every one not common, each with the separators beside it", () => {
-    // fraud in 6% of the entries, part in all: texts holding `fraud` followed by a space (S), not every text holding fraud.
-    expect(patternOf("fraud part", [16, 256])).toBe("%fraudS%");
-    expect(patternOf("part fraud", [256, 16])).toBe("%Sfraud%");
-    expect(patternOf("aaa/bbb", [256, 100])).toBe("%Pbbb%");
+    // fraud in 6% of the entries, part in all: texts holding `fraud`, a space (S) and a `p`, not every text holding fraud.
+    expect(patternOf("fraud part", [16, 256])).toBe("%fraudSp%");
+    expect(patternOf("part fraud", [256, 16])).toBe("%tSfraud%");
+    expect(patternOf("aaa/bbb", [256, 100])).toBe("%aPbbb%");
+    // The index reads `jsonS` as `jsons`: the digit past the separator is what makes a trigram no word has (`ns2`).
+    expect(patternOf("json 2025", [100, 130])).toBe("%jsonS2%");
     // Kept fragments that meet across a separator are one piece; those apart, two.
-    expect(patternOf("aaa bbb-ccc", [200, 30, 20])).toBe("%SbbbHccc%");
-    expect(patternOf("aaa bbb ccc", [30, 256, 20])).toBe("%aaaS%Sccc%");
+    expect(patternOf("aaa bbb-ccc", [200, 30, 20])).toBe("%aSbbbHccc%");
+    expect(patternOf("aaa bbb ccc", [30, 256, 20])).toBe("%aaaSb%bSccc%");
+    expect(patternOf("aaa b ccc", [30, 20])).toBeNull();
+    // Pieces that meet across a run too short to be a fragment are one.
+    expect(patternOf("aaa b ccc ddd", [30, 20, 256])).toBe("%aaaSbScccSd%");
     // A separator the index does not turn into a letter (`,`) is a break: nothing beside it is kept; runs too short to be fragments are not kept either.
-    expect(patternOf("ab,cdef_gh ijk", [256, 10])).toBe("%Sijk%");
+    expect(patternOf("ab,cdef_gh ijk", [256, 10])).toBe("%hSijk%");
     expect(patternOf("abc,def", [256, 10])).toBe("%def%");
   });
 

@@ -358,17 +358,17 @@ export function substringFragments(phrase: string): string[] {
  * The LIKE pattern a SUBSTRING lane's index lookup takes for a kind, from how many of the entries
  * its windows read (`scanned`) held each fragment (`held`): the rare fragments (their posting lists
  * are short, and a window that met none of them says little more), else the rarest and every fragment
- * not common, in the phrase's order, each with the separators beside it in `phrase` (fragmentSpans);
- * null (the whole phrase) when that is every fragment, when every fragment is common, or when the
- * windows read nothing. Any text holding
- * the phrase holds these pieces of it in that order, so the pattern only widens the candidates, which
- * the statement checks for the phrase itself.
+ * not common, in the phrase's order, each with the separators beside it in `phrase` and the
+ * characters past them (fragmentSpans); null (the whole phrase) when that is every fragment, when
+ * every fragment is common, or when the windows read nothing. Any text holding the phrase holds these
+ * pieces of it in that order, so the pattern only widens the candidates, which the statement checks
+ * for the phrase itself.
  *
  * Why the separators: without a rare fragment the candidates are every text holding the kept ones,
  * and a fragment in 6% of a kind's entries is 61,000 artifacts of the benchmark's store, each read
- * and refused (`fraud part`: `%fraud%`, 275 ms in one statement). The trigram beside a separator
- * (`udS`, fraud and a space) is what a phrase of several words has that its words do not: here no
- * text held it, and the lookup took 0.2 ms. A rare fragment keeps its bare trigrams: beside it a
+ * and refused (`fraud part`: `%fraud%`, 275 ms in one statement). The trigrams across a separator
+ * (`udS` and `dSp`: fraud, a space, part) are what a phrase of several words has that its words do
+ * not: here no text held them, and the lookup took 0.2 ms. A rare fragment keeps its bare trigrams: beside it a
  * separator's trigram is mostly a common one (`H00` of every `part-00NNN`), a posting list read
  * through for few candidates fewer. And when every fragment is common, one of them is no filter (the
  * trigram index folds the separators' letters to small ones: `partS` is `parts`, `%partS%` brought
@@ -388,11 +388,14 @@ export function fragmentPattern(phrase: string, fragments: readonly string[], sc
   return likePattern(fragmentSpans(phrase, fragments, kept));
 }
 
+/** A letter or digit: a character pg_trgm keeps in a word (one beyond ASCII too, in a UTF-8 locale; a piece only widens the candidates). */
+const WORD_CHARACTER = /[\p{L}\p{Nd}]/u;
+
 /**
  * The kept fragments of `phrase` as the trigram index reads them (trigramText), each with the
- * separator letter before and after it where the phrase has one; kept fragments that meet across a
- * separator become one piece. Pieces of trigramText(phrase), in order and apart: a text holding the
- * phrase holds each of them.
+ * separator letter before and after it where the phrase has one, and the letter or digit beyond that
+ * separator; kept fragments that meet across a separator become one piece. Pieces of
+ * trigramText(phrase), in order and apart: a text holding the phrase holds each of them.
  */
 export function fragmentSpans(phrase: string, fragments: readonly string[], kept: readonly number[]): string[] {
   const text = trigramText(phrase);
@@ -405,8 +408,12 @@ export function fragmentSpans(phrase: string, fragments: readonly string[], kept
     if (at < 0) return [text];
     cursor = at + fragment.length;
     if (!kept.includes(i)) continue;
-    const from = at > 0 && TRIGRAM_LETTERS.includes(text[at - 1]) ? at - 1 : at;
-    const to = cursor < text.length && TRIGRAM_LETTERS.includes(text[cursor]) ? cursor + 1 : cursor;
+    // The separator's letter and, past it, the neighbour's letter or digit: the index folds the separator's
+    // letter to a small one, so `jsonS` is `jsons` there, its one more trigram `ons`, which 48,000 of the
+    // benchmark's artifacts hold without `json 2025` (216 ms to read and refuse); `jsonS2` adds `ns2`, which
+    // none holds.
+    const from = at > 0 && TRIGRAM_LETTERS.includes(text[at - 1]) ? (at > 1 && WORD_CHARACTER.test(text[at - 2]) ? at - 2 : at - 1) : at;
+    const to = cursor < text.length && TRIGRAM_LETTERS.includes(text[cursor]) ? (cursor + 1 < text.length && WORD_CHARACTER.test(text[cursor + 1]) ? cursor + 2 : cursor + 1) : cursor;
     const last = spans[spans.length - 1];
     if (last && from <= last.to) last.to = to;
     else spans.push({ from, to });
