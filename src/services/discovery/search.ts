@@ -38,6 +38,7 @@ import {
   trigramsOf,
   candidateQuery,
 } from "./search-lanes";
+import { nextRead } from "./pg-window-costs";
 import { columnTarget, DOCUMENT_KINDS, type DocumentKind, idRangeOf, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
 import { ftsPhrase, type QueryPhrases, queryPhrases } from "./search-phrases";
 import { occurrencesOf, type SearchRank, type TextRange, WORD_MARK, wordOccurrencesOf } from "./search-text";
@@ -408,15 +409,13 @@ const PG_LANE_WINDOW = 1_000;
  * are seldom there.
  */
 const PG_WORDS_WINDOW = 250;
-/** The most entries of a kind a PostgreSQL lane reads by windows; past that the kind's index is cheaper. */
-const PG_LANE_WINDOWS_MAX = 16_000;
-
 /**
  * PostgreSQL: a lane read kind by kind in windows of the primary key (./search-lanes.ts
  * pgWindowLaneSql), then by the index where that is cheaper: a kind's first window of PG_LANE_WINDOW
  * entries tells how dense the lane is there; a kind whose window held too few is read on by a window
- * sized to what that density predicts (while under PG_LANE_WINDOWS_MAX), or by its index (pgIndexedLaneSql)
- * when the window held none or the prediction is larger. Each round is at most two statements over every kind.
+ * sized to what that density predicts, or by its index (pgIndexedLaneSql) when the window held none or
+ * the index would read fewer (./pg-window-costs.ts nextRead). Each round is at most two statements over
+ * every kind.
  */
 async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds: readonly DocumentKind[], from: number | null, limit: number): Promise<EntryRow[]> {
   const parts = kinds
@@ -439,6 +438,11 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   });
   // Per kind, how it is read next: a window of this many entries from `low`, the index after `after`, or nothing (read to its end).
   type Next = { window: number; low: number; scanned: number } | { after: number } | null;
+  // The share of the kind's sampled entries holding each term its index would look up: a WORDS lane's
+  // words but those of one character (looked up only where rare, and then read by the index from the
+  // start), a SUBSTRING lane's fragments.
+  const termSharesOf = (place: number) =>
+    held[place].scanned === 0 ? [] : fragments.flatMap((term, i) => (rank === "WORDS" && [...term.slice(WORD_MARK.length)].length <= 1 ? [] : [held[place].counts[i] / held[place].scanned]));
   const next: Next[] = parts.map(({ low }, place) =>
     // A kind where one of the words is rare is read by its index from the start (wordsLookup looks up the rare ones).
     held[place].scanned > 0 && held[place].counts.some((count) => count / held[place].scanned <= RARE_FRAGMENT) ? { after: low - 1 } : { window: rank === "WORDS" ? PG_WORDS_WINDOW : PG_LANE_WINDOW, low, scanned: 0 },
@@ -455,20 +459,20 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
       total += hits[place].length;
     }
     if (windows.length === 0 && indexed.length === 0) break;
-    const ends = new Map<number, number | null>();
+    const ends = new Map<number, { end: number; start: number | null } | null>();
     if (windows.length > 0) {
       const statement = pgWindowLaneSql(plan.phrases, index, windows, limit, plan.ids, fragments);
       for (const r of (await reader.readRows(statement.sql, statement.params)).rows) {
         const place = Number(r[0]);
-        if (r[3] === null) {
-          ends.set(place, r[1] === null ? null : Number(r[1]));
+        if (r[4] === null) {
+          ends.set(place, r[1] === null ? null : { end: Number(r[1]), start: r[2] === null ? null : Number(r[2]) });
           // The window's size, then how many of its entries held each fragment.
-          const counts = (r[2] ?? []) as number[];
+          const counts = (r[3] ?? []) as number[];
           if (counts.length === fragments.length + 1) {
             held[place].scanned += Number(counts[0]);
             fragments.forEach((_, i) => (held[place].counts[i] += Number(counts[i + 1])));
           }
-        } else hits[place].push(entryRow(r.slice(3)));
+        } else hits[place].push(entryRow(r.slice(4)));
       }
     }
     if (indexed.length > 0) {
@@ -477,16 +481,15 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
     }
     for (const { place } of indexed) next[place] = null;
     for (const { place, window } of windows) {
-      const end = ends.get(place) ?? null;
+      const ended = ends.get(place) ?? null;
       const found = hits[place].length;
-      if (end === null || found >= limit) {
+      if (ended === null || found >= limit) {
         next[place] = null;
         continue;
       }
       const scanned = (next[place] as { scanned: number }).scanned + window;
-      // Entries the rest would take at the density seen so far (none seen: sparse, the index).
-      const predicted = found > 0 ? Math.ceil(((limit - found) * scanned) / found) * 2 : Infinity;
-      next[place] = scanned + predicted <= PG_LANE_WINDOWS_MAX ? { window: Math.min(predicted, PG_LANE_WINDOWS_MAX - scanned), low: end + 1, scanned } : { after: end };
+      const read = nextRead({ found, limit, scanned, window, ...ended, high: parts[place].high, termShares: termSharesOf(place) });
+      next[place] = read === "index" ? { after: ended.end } : { window: read.window, low: ended.end + 1, scanned };
     }
   }
   if (rank === "SUBSTRING" && fragments.length > 0) {
