@@ -23,36 +23,68 @@ export interface WindowRead {
   limit: number;
   /** The kind's entries the windows have read. */
   scanned: number;
-  /** The last window: its size, and the ids of its first (null: not asked, the lane counting no terms) and last entries. */
+  /** The last window: its size, and the ids of its first (null: not asked, by a WORD lane) and last entries. */
   window: number;
   start: number | null;
   end: number;
   /** The end of the kind's id range (exclusive). */
   high: number;
   /**
-   * The share of the kind's entries (in the windows' samples) holding each term the index looks up
-   * (a WORDS lane's words, a SUBSTRING lane's fragments); empty where unknown (a WORD lane).
+   * The share of the kind's entries the index would yield as candidates, as the windows estimate it
+   * (candidateShare); null where they do not (a WORD lane: the index past the floor, as before).
    */
-  termShares: readonly number[];
+  candidateShare: number | null;
 }
 
 /** How the kind is read next: a window of this many entries, or its index. */
 export type NextRead = { window: number } | "index";
 
+/** A window that found none is followed by one this many times what the windows read, where the index looks dear (nextRead). */
+const PROBE_GROWTH = 8;
+
 /**
  * A window sized to the density seen so far (twice what it predicts), while the windows' entries stay
- * under PG_LANE_WINDOWS_MAX or under what the index would cost: the candidates it would read, taken as
- * the kind's entries left after the windows times the share holding every looked-up term (the terms
- * taken as independent, which underestimates terms that go together, and so leans to the index, as
- * before). No entry found yet: the index (nothing tells how far the next one is).
+ * under PG_LANE_WINDOWS_MAX or under what the index would cost: the candidates it would read, the kind's
+ * entries left after the windows times their share.
+ *
+ * No entry found yet, nothing tells how far the next one is. Where the index's candidates would cost at
+ * least twice what one more window PROBE_GROWTH times as large would (`raw cust`: 7,500 artifacts hold
+ * both words, none of the newest 250), that window, within PG_LANE_WINDOWS_MAX; else, and after it, the
+ * index.
  */
 export function nextRead(read: WindowRead): NextRead {
-  const { found, limit, scanned, window, start, end, high, termShares } = read;
-  if (found <= 0) return "index";
-  const predicted = Math.ceil(((limit - found) * scanned) / found) * 2;
+  const { found, limit, scanned, window, start, end, high, candidateShare } = read;
   // The kind's entries after the window: its ids left, by how densely the window's entries lay among them.
   const left = start === null ? high - 1 - end : ((high - 1 - end) * window) / Math.max(window, end - start + 1);
-  const candidates = termShares.length === 0 ? 0 : left * termShares.reduce((product, share) => product * Math.min(1, Math.max(0, share)), 1);
+  const candidates = candidateShare === null ? 0 : left * Math.min(1, Math.max(0, candidateShare));
+  if (found <= 0) {
+    const probe = scanned * PROBE_GROWTH;
+    const dear = WINDOW_ENTRIES_PER_CANDIDATE * candidates >= 2 * (scanned + probe);
+    return dear && scanned + probe <= PG_LANE_WINDOWS_MAX ? { window: probe } : "index";
+  }
+  const predicted = Math.ceil(((limit - found) * scanned) / found) * 2;
   const budget = Math.max(PG_LANE_WINDOWS_MAX, scanned + WINDOW_ENTRIES_PER_CANDIDATE * candidates);
   return scanned + predicted <= budget ? { window: predicted } : "index";
+}
+
+/**
+ * The share of a kind's entries a lane's index would yield as candidates, as its windows tell it: at
+ * least the lane's own entries among those read (each is a candidate). For a WORDS lane, the sampled
+ * entries holding every word of more than one character (`joint`), which its index looks up unless a
+ * rarer word is, taken one more (words that no sampled entry holds together may still go together
+ * elsewhere: `raw cust`, none of the newest 250 artifacts, 7,500 of all); and no more than the entries
+ * holding any one word (`each`: its holders and the sample they were counted in), since a rare word is
+ * looked up (`orders v`: a word starting with `v` in no sampled column, the index cheap).
+ */
+export function candidateShare(found: number, scanned: number, words?: { joint: Holders; each: readonly Holders[] }): number {
+  const own = scanned > 0 ? found / scanned : 0;
+  if (!words || words.joint.sampled === 0) return own;
+  const joint = (words.joint.held + 1) / (words.joint.sampled + 1);
+  return Math.max(own, Math.min(joint, ...words.each.map(({ held, sampled }) => (sampled > 0 ? held / sampled : 1))));
+}
+
+/** How many entries of a sample held something, and the sample's size. */
+export interface Holders {
+  held: number;
+  sampled: number;
 }

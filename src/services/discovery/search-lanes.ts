@@ -485,11 +485,12 @@ export function trigramFindable(pattern: string, characters: TrigramCharacters):
  * PostgreSQL, a WORD, SUBSTRING or WORDS lane by windows: per kind, the lane's entries among the kind's
  * next `window` entries from `low` (newest first, by the primary key, each checked as it comes, so a
  * common word stops early), and the ids of the window's last and first entries (`windowEnd`; null: the
- * window held the rest of the kind; `windowStart`, where fragments are counted: with the window's size,
+ * window held the rest of the kind; `windowStart`, but in a WORD lane: with the window's size,
  * how densely the kind's entries lie among the ids, which one sequence hands out to every kind). Neither index of words or
  * trigrams keeps an order, so a lane read through one reads every match to keep the newest few: 41,000
- * rows and 2–4 s for a date on the benchmark's store. Rows: [kind's place, windowEnd, windowStart, held,
- * ...ENTRY_SELECT]; a kind's hits, then its marker row.
+ * rows and 2–4 s for a date on the benchmark's store. Rows: [kind's place, windowEnd, windowStart, held
+ * (the sample's size, its holders of each fragment, then of the `joint` ones together), ...ENTRY_SELECT];
+ * a kind's hits, then its marker row.
  */
 export function pgWindowLaneSql(
   phrases: QueryPhrases,
@@ -499,18 +500,22 @@ export function pgWindowLaneSql(
   ids: IdQuery | null,
   /** A SUBSTRING lane's fragments (substringFragments), counted in each window's first FRAGMENT_SAMPLE entries for the index lookup that may follow. */
   fragments: readonly string[] = [],
+  /** Fragments (by place in `fragments`) whose joint holders are counted too, after the others. */
+  joint: readonly number[] = [],
 ): { sql: string; params: unknown[] } {
   const lane = LANES[index] as { field: "label" | "guarded" };
   const params = new Params("postgres");
   const inLane = inLaneSql("postgres", params, phrases, index, ids);
-  const held = fragments.map((fragment) => `count(*) FILTER (WHERE strpos(e."${lane.field}Marked", ${params.bind(fragment)}) > 0)::int`);
+  const holds = (fragment: string) => `strpos(e."${lane.field}Marked", ${params.bind(fragment)}) > 0`;
+  const held = fragments.map((fragment) => `count(*) FILTER (WHERE ${holds(fragment)})::int`);
+  if (joint.length > 0) held.push(`count(*) FILTER (WHERE ${joint.map((i) => holds(fragments[i])).join(" AND ")})::int`);
   const branches = parts.flatMap(({ place, low, high, window }) => {
     const range = `e."id" >= ${params.bind(low)} AND e."id" < ${params.bind(high)}`;
     const scanned = `SELECT * FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT ${params.bind(window)}`;
     const sample = () => `SELECT e."${lane.field}Marked" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT ${params.bind(Math.min(window, FRAGMENT_SAMPLE))}`;
     const counts = held.length === 0 ? "NULL::int[]" : `(SELECT ARRAY[count(*)::int, ${held.join(", ")}] FROM (${sample()}) e)`;
-    // Asked only where fragments are counted: what reading on costs is weighed against their candidates alone.
-    const start = held.length === 0 ? "NULL::bigint" : `(SELECT e."id" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT 1)`;
+    // Asked where reading on is weighed against the index's candidates (pg-window-costs.ts): not by a WORD lane.
+    const start = LANES[index].rank === "WORD" ? "NULL::bigint" : `(SELECT e."id" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT 1)`;
     return [
       `(SELECT ${place} AS "place", NULL::bigint AS "windowEnd", NULL::bigint AS "windowStart", NULL::int[] AS "held", ${ENTRY_SELECT} FROM (${scanned}) e WHERE ${inLane} ORDER BY e."id" LIMIT ${params.bind(limit)})`,
       `(SELECT ${place}, (SELECT e."id" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" OFFSET ${params.bind(window - 1)} LIMIT 1), ${start}, ${counts}${", NULL".repeat(ENTRY_COLUMNS)})`,

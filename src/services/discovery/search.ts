@@ -38,7 +38,7 @@ import {
   trigramsOf,
   candidateQuery,
 } from "./search-lanes";
-import { nextRead } from "./pg-window-costs";
+import { candidateShare, nextRead } from "./pg-window-costs";
 import { columnTarget, DOCUMENT_KINDS, type DocumentKind, idRangeOf, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
 import { ftsPhrase, type QueryPhrases, queryPhrases } from "./search-phrases";
 import { occurrencesOf, type SearchRank, type TextRange, WORD_MARK, wordOccurrencesOf } from "./search-text";
@@ -438,11 +438,13 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   });
   // Per kind, how it is read next: a window of this many entries from `low`, the index after `after`, or nothing (read to its end).
   type Next = { window: number; low: number; scanned: number } | { after: number } | null;
-  // The share of the kind's sampled entries holding each term its index would look up: a WORDS lane's
-  // words but those of one character (looked up only where rare, and then read by the index from the
-  // start), a SUBSTRING lane's fragments.
-  const termSharesOf = (place: number) =>
-    held[place].scanned === 0 ? [] : fragments.flatMap((term, i) => (rank === "WORDS" && [...term.slice(WORD_MARK.length)].length <= 1 ? [] : [held[place].counts[i] / held[place].scanned]));
+  // A WORDS lane's windows also count the entries holding every word its index would look up: all but
+  // those of one character (looked up only where rare, and then read by the index from the start).
+  const joint = rank === "WORDS" ? fragments.flatMap((word, i) => ([...word.slice(WORD_MARK.length)].length > 1 ? [i] : [])) : [];
+  const jointHeld = parts.map(() => ({ held: 0, sampled: 0 }));
+  // What the kind's index would yield, as the windows tell it (none for a WORD lane, which counts nothing).
+  const shareOf = (place: number, scanned: number) =>
+    rank === "WORD" ? null : candidateShare(hits[place].length, scanned, rank === "WORDS" && joint.length > 0 ? { joint: jointHeld[place], each: held[place].counts.map((count) => ({ held: count, sampled: held[place].scanned })) } : undefined);
   const next: Next[] = parts.map(({ low }, place) =>
     // A kind where one of the words is rare is read by its index from the start (wordsLookup looks up the rare ones).
     held[place].scanned > 0 && held[place].counts.some((count) => count / held[place].scanned <= RARE_FRAGMENT) ? { after: low - 1 } : { window: rank === "WORDS" ? PG_WORDS_WINDOW : PG_LANE_WINDOW, low, scanned: 0 },
@@ -461,16 +463,17 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
     if (windows.length === 0 && indexed.length === 0) break;
     const ends = new Map<number, { end: number; start: number | null } | null>();
     if (windows.length > 0) {
-      const statement = pgWindowLaneSql(plan.phrases, index, windows, limit, plan.ids, fragments);
+      const statement = pgWindowLaneSql(plan.phrases, index, windows, limit, plan.ids, fragments, joint);
       for (const r of (await reader.readRows(statement.sql, statement.params)).rows) {
         const place = Number(r[0]);
         if (r[4] === null) {
           ends.set(place, r[1] === null ? null : { end: Number(r[1]), start: r[2] === null ? null : Number(r[2]) });
-          // The window's size, then how many of its entries held each fragment.
+          // The sample's size, then how many of its entries held each fragment, then the joint ones together.
           const counts = (r[3] ?? []) as number[];
-          if (counts.length === fragments.length + 1) {
+          if (counts.length === fragments.length + 1 + (joint.length > 0 ? 1 : 0)) {
             held[place].scanned += Number(counts[0]);
             fragments.forEach((_, i) => (held[place].counts[i] += Number(counts[i + 1])));
+            if (joint.length > 0) jointHeld[place] = { held: jointHeld[place].held + Number(counts[fragments.length + 1]), sampled: jointHeld[place].sampled + Number(counts[0]) };
           }
         } else hits[place].push(entryRow(r.slice(4)));
       }
@@ -488,7 +491,7 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
         continue;
       }
       const scanned = (next[place] as { scanned: number }).scanned + window;
-      const read = nextRead({ found, limit, scanned, window, ...ended, high: parts[place].high, termShares: termSharesOf(place) });
+      const read = nextRead({ found, limit, scanned, window, ...ended, high: parts[place].high, candidateShare: shareOf(place, scanned) });
       next[place] = read === "index" ? { after: ended.end } : { window: read.window, low: ended.end + 1, scanned };
     }
   }
