@@ -1,6 +1,6 @@
 /**
  * PostgreSQL, a WORD, SUBSTRING or WORDS lane read by windows of a kind's newest entries (search.ts
- * pgLaneRows): after a window that held some of the lane's entries but too few, whether to read on by
+ * pgLaneRows): after a window that held too few of the lane's entries, or none, whether to read on by
  * a wider window or by the kind's index, which keeps no order and so reads every candidate it finds
  * to keep the newest few.
  */
@@ -12,8 +12,8 @@ export const PG_LANE_WINDOWS_MAX = 16_000;
  * How many entries a window reads for the cost of one candidate the index yields: a window reads its
  * entries in the primary key's order and checks each, about 0.5 µs apiece on the benchmark's store;
  * the index reads each candidate's row where it lies and rechecks it, about 2.5 µs (words) to 10 µs
- * (trigrams) apiece, then sorts them all. Four is the cheaper of the two, so that windows go on only
- * where they cost less than the index would.
+ * (trigrams) apiece, then sorts them all. Four, under the lower of those ratios (five), so that
+ * windows go on only where they cost less than the index would.
  */
 export const WINDOW_ENTRIES_PER_CANDIDATE = 4;
 
