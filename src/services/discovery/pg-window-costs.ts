@@ -56,7 +56,7 @@ export function nextRead(read: WindowRead): NextRead {
   const { found, limit, scanned, window, start, end, high, candidateShare } = read;
   // The kind's entries after the window: its ids left, by how densely the window's entries lay among them.
   const left = start === null ? high - 1 - end : ((high - 1 - end) * window) / Math.max(window, end - start + 1);
-  const candidates = candidateShare === null ? 0 : left * Math.min(1, Math.max(0, candidateShare));
+  const candidates = candidateShare === null ? 0 : left * candidateShare;
   if (found <= 0) {
     const probe = scanned * PROBE_GROWTH;
     const dear = WINDOW_ENTRIES_PER_CANDIDATE * candidates >= 2 * (scanned + probe);

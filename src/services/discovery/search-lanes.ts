@@ -368,9 +368,9 @@ export function substringFragments(phrase: string): string[] {
  * and a fragment in 6% of a kind's entries is 61,000 artifacts of the benchmark's store, each read
  * and refused (`fraud part`: `%fraud%`, 275 ms in one statement). The trigrams across a separator
  * (`udS` and `dSp`: fraud, a space, part) are what a phrase of several words has that its words do
- * not: here no text held them, and the lookup took 0.2 ms. A rare fragment keeps its bare trigrams: beside it a
- * separator's trigram is mostly a common one (`H00` of every `part-00NNN`), a posting list read
- * through for few candidates fewer. And when every fragment is common, one of them is no filter (the
+ * not: here no text held them, and the lookup took 0.2 ms. A rare fragment keeps its bare trigrams:
+ * beside it a separator's trigram is mostly a common one (`H00` of every `part-00NNN`), a posting list
+ * read through for few candidates fewer. And when every fragment is common, one of them is no filter (the
  * trigram index folds the separators' letters to small ones: `partS` is `parts`, `%partS%` brought
  * 243,000 candidates for `part part part`, 900 ms); the whole phrase's separators are (15,000, 74 ms).
  */
@@ -451,9 +451,12 @@ const MAX_TRIGRAM_WORDS = 4;
  * - Else, by the word index, the rarest word and every one not common (as fragmentPattern keeps
  *   fragments).
  */
+/** A WORDS lane's word (its mark, then the word) of one character: looked up only where rare (wordsLookup). */
+export const isOneCharacterWord = (phrase: string) => [...phrase.slice(WORD_MARK.length)].length <= 1;
+
 export function wordsLookup(words: readonly string[], scanned: number, held: readonly number[], characters: TrigramCharacters): WordsLookup {
-  const counted = words.map((phrase, i) => ({ word: phrase.slice(WORD_MARK.length), density: scanned > 0 ? held[i] / scanned : 0 }));
-  const looked = counted.filter(({ word, density }) => [...word].length > 1 || (scanned > 0 && density <= RARE_FRAGMENT));
+  const counted = words.map((phrase, i) => ({ phrase, word: phrase.slice(WORD_MARK.length), density: scanned > 0 ? held[i] / scanned : 0 }));
+  const looked = counted.filter(({ phrase, density }) => !isOneCharacterWord(phrase) || (scanned > 0 && density <= RARE_FRAGMENT));
   // queryWords keeps a word of two characters or more in every query of several words; were there none, every word.
   if (looked.length === 0) return { lexemes: wordStartsQuery(words.map((phrase) => phrase.slice(WORD_MARK.length))) };
   const rare = looked.filter(({ density }) => density <= RARE_FRAGMENT);
@@ -485,9 +488,9 @@ export function trigramFindable(pattern: string, characters: TrigramCharacters):
  * PostgreSQL, a WORD, SUBSTRING or WORDS lane by windows: per kind, the lane's entries among the kind's
  * next `window` entries from `low` (newest first, by the primary key, each checked as it comes, so a
  * common word stops early), and the ids of the window's last and first entries (`windowEnd`; null: the
- * window held the rest of the kind; `windowStart`, but in a WORD lane: with the window's size,
- * how densely the kind's entries lie among the ids, which one sequence hands out to every kind). Neither index of words or
- * trigrams keeps an order, so a lane read through one reads every match to keep the newest few: 41,000
+ * window held the rest of the kind; `windowStart`, but in a WORD lane: with the window's size, how
+ * densely the kind's entries lie among the ids, which one sequence hands out to every kind). Neither
+ * index of words or trigrams keeps an order, so a lane read through one reads every match to keep the newest few: 41,000
  * rows and 2–4 s for a date on the benchmark's store. Rows: [kind's place, windowEnd, windowStart, held
  * (the sample's size, its holders of each fragment, then of the `joint` ones together), ...ENTRY_SELECT];
  * a kind's hits, then its marker row.

@@ -37,6 +37,7 @@ import {
   wordStartQuery,
   trigramsOf,
   candidateQuery,
+  isOneCharacterWord,
 } from "./search-lanes";
 import { candidateShare, nextRead } from "./pg-window-costs";
 import { columnTarget, DOCUMENT_KINDS, type DocumentKind, idRangeOf, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
@@ -440,7 +441,7 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   type Next = { window: number; low: number; scanned: number } | { after: number } | null;
   // A WORDS lane's windows also count the entries holding every word its index would look up: all but
   // those of one character (looked up only where rare, and then read by the index from the start).
-  const joint = rank === "WORDS" ? fragments.flatMap((word, i) => ([...word.slice(WORD_MARK.length)].length > 1 ? [i] : [])) : [];
+  const joint = rank === "WORDS" ? fragments.flatMap((word, i) => (isOneCharacterWord(word) ? [] : [i])) : [];
   const jointHeld = parts.map(() => ({ held: 0, sampled: 0 }));
   // What the kind's index would yield, as the windows tell it (none for a WORD lane, which counts nothing).
   const shareOf = (place: number, scanned: number) =>
