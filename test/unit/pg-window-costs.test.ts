@@ -1,4 +1,4 @@
-import { candidateShare, nextRead, PG_LANE_WINDOWS_MAX, type WindowRead, WINDOW_ENTRIES_PER_CANDIDATE } from "../../src/services/discovery/pg-window-costs";
+import { candidateShare, type IndexLookup, nextRead, PG_LANE_WINDOWS_MAX, type WindowRead, WINDOW_ENTRIES_PER_CANDIDATE } from "../../src/services/discovery/pg-window-costs";
 
 /**
  * PostgreSQL search: after a window of a kind's newest entries that held too few of a lane's entries,
@@ -10,7 +10,17 @@ describe("reading on after a window", () => {
   // A kind of 970,000 entries with dense ids (the benchmark's artifacts): windows read from its newest.
   const high = 2_000_000;
   const first = high - 970_000;
-  const after = (found: number, share: number | null, scanned = 1_000): WindowRead => ({ found, limit: 64, scanned, window: 1_000, start: first + scanned - 1_000, end: first + scanned - 1, high, candidateShare: share });
+  const after = (found: number, share: number | null, scanned = 1_000, lookup: IndexLookup = "pattern"): WindowRead => ({
+    found,
+    limit: 64,
+    scanned,
+    window: 1_000,
+    start: first + scanned - 1_000,
+    end: first + scanned - 1,
+    high,
+    candidateShare: share,
+    lookup,
+  });
 
   test("a window sized at twice what the density seen predicts, while under the floor", () => {
     // 8 of 1,000: 56 more would take 7,000 entries; twice that.
@@ -29,6 +39,19 @@ describe("reading on after a window", () => {
     expect(nextRead(after(2, 0.062))).toEqual({ window: 62_000 });
     // 0.5%: 4,800 candidates, about 19,000 entries' worth: the index.
     expect(nextRead(after(2, 0.005))).toBe("index");
+  });
+
+  test("a candidate found by a pattern per word weighs more than one found by one lookup", () => {
+    // `archive inventory snapshot 2025`: one of the newest 250 holds all four words, the sample one in 125 (two of 250, one more).
+    const archive = { ...after(1, 2 / 251, 250), window: 250, start: first };
+    // 7,700 candidates: 31,000 entries' worth by one lookup, under the 31,750 a window at that density would reach.
+    expect(nextRead(archive)).toBe("index");
+    expect(nextRead({ ...archive, lookup: "lexemes" })).toBe("index");
+    // By a pattern per word (its words all common), 124,000 entries' worth: the window.
+    expect(nextRead({ ...archive, lookup: "word patterns" })).toEqual({ window: 31_500 });
+    // None found: the share is only a guess (one more than none in the sample), weighed as one lookup's whatever the lookup.
+    const none = { ...after(0, 1 / 2_000, 250), window: 250, start: first };
+    expect(nextRead({ ...none, lookup: "word patterns" })).toBe("index");
   });
 
   test("the entries left are those the ids left hold at the window's density (one sequence hands ids to every kind)", () => {
@@ -53,15 +76,17 @@ describe("reading on after a window", () => {
   });
 
   test("the window never reads past what the index would cost, and never under the floor", () => {
-    for (const found of [0, 1, 2, 5, 20, 63]) {
-      for (const share of [null, 0.001, 0.06, 0.25, 1]) {
-        for (const scanned of [250, 1_000, 20_000, 200_000]) {
-          const read = after(found, share, scanned);
-          const next = nextRead(read);
-          if (next === "index") continue;
-          const candidates = (high - 1 - read.end) * (share ?? 0);
-          expect(scanned + next.window).toBeLessThanOrEqual(Math.max(PG_LANE_WINDOWS_MAX, scanned + WINDOW_ENTRIES_PER_CANDIDATE * candidates));
-          expect(next.window).toBeGreaterThan(0);
+    for (const lookup of ["pattern", "lexemes", "word patterns"] as const) {
+      for (const found of [0, 1, 2, 5, 20, 63]) {
+        for (const share of [null, 0.001, 0.06, 0.25, 1]) {
+          for (const scanned of [250, 1_000, 20_000, 200_000]) {
+            const read = after(found, share, scanned, lookup);
+            const next = nextRead(read);
+            if (next === "index") continue;
+            const candidates = (high - 1 - read.end) * (share ?? 0);
+            expect(scanned + next.window).toBeLessThanOrEqual(Math.max(PG_LANE_WINDOWS_MAX, scanned + WINDOW_ENTRIES_PER_CANDIDATE[lookup] * candidates));
+            expect(next.window).toBeGreaterThan(0);
+          }
         }
       }
     }

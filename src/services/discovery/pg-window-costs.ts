@@ -9,13 +9,24 @@
 export const PG_LANE_WINDOWS_MAX = 16_000;
 
 /**
- * How many entries a window reads for the cost of one candidate the index yields: a window reads its
- * entries in the primary key's order and checks each, about 0.5 µs apiece on the benchmark's store;
- * the index reads each candidate's row where it lies and rechecks it, about 2.5 µs (words) to 10 µs
- * (trigrams) apiece, then sorts them all. Four, under the lower of those ratios (five), so that
- * windows go on only where they cost less than the index would.
+ * How the kind's index would find the lane's candidates: by the trigram index, one LIKE pattern (a
+ * SUBSTRING lane's); by the word index, lexemes' starts (a WORDS lane's rare words); or by the trigram
+ * index, a pattern per word ANDed (a WORDS lane none of whose words is rare: ./search-lanes.ts
+ * wordsLookup).
  */
-export const WINDOW_ENTRIES_PER_CANDIDATE = 4;
+export type IndexLookup = "pattern" | "lexemes" | "word patterns";
+
+/**
+ * How many entries a window reads for the cost of one candidate the index yields. A window reads its
+ * entries in the primary key's order and checks each, about 0.5 µs apiece on the benchmark's store.
+ * The index reads each candidate's row where it lies, rechecks it and sorts them all: about 2.5 µs
+ * apiece by one lookup, four entries' worth (under the ratio, five). By a pattern per word it costs
+ * more: each pattern's trigrams' posting lists are read through (the words are common, or one would be
+ * looked up alone), and each candidate is rechecked against every pattern. `archive inventory snapshot
+ * 2025`: 3,776 candidates, 37.5 ms of posting lists and 43 ms of rows, 11.5 µs a candidate for its row
+ * alone; sixteen entries' worth, under that ratio (nineteen).
+ */
+export const WINDOW_ENTRIES_PER_CANDIDATE: Readonly<Record<IndexLookup, number>> = { pattern: 4, lexemes: 4, "word patterns": 16 };
 
 export interface WindowRead {
   /** The lane's entries of the kind found so far, and how many are wanted. */
@@ -34,6 +45,8 @@ export interface WindowRead {
    * (candidateShare); null where they do not (a WORD lane: the index past the floor, as before).
    */
   candidateShare: number | null;
+  /** How the index would find them. */
+  lookup: IndexLookup;
 }
 
 /** How the kind is read next: a window of this many entries, or its index. */
@@ -45,7 +58,8 @@ const PROBE_GROWTH = 8;
 /**
  * A window sized to the density seen so far (twice what it predicts), while the windows' entries stay
  * under PG_LANE_WINDOWS_MAX or under what the index would cost: the candidates it would read, the kind's
- * entries left after the windows times their share.
+ * entries left after the windows times their share, each worth WINDOW_ENTRIES_PER_CANDIDATE entries by
+ * how it looks them up.
  *
  * No entry found yet, nothing tells how far the next one is. Where the index's candidates would cost at
  * least twice what one more window PROBE_GROWTH times as large would (`raw cust`: 7,500 artifacts hold
@@ -53,17 +67,19 @@ const PROBE_GROWTH = 8;
  * index.
  */
 export function nextRead(read: WindowRead): NextRead {
-  const { found, limit, scanned, window, start, end, high, candidateShare } = read;
+  const { found, limit, scanned, window, start, end, high, candidateShare, lookup } = read;
   // The kind's entries after the window: its ids left, by how densely the window's entries lay among them.
   const left = start === null ? high - 1 - end : ((high - 1 - end) * window) / Math.max(window, end - start + 1);
+  // The index's candidates: the entries left times their share.
   const candidates = candidateShare === null ? 0 : left * candidateShare;
   if (found <= 0) {
+    // Weighed as one lookup's: with none found, their share is only the one more a sample of none is taken to hold.
     const probe = scanned * PROBE_GROWTH;
-    const dear = WINDOW_ENTRIES_PER_CANDIDATE * candidates >= 2 * (scanned + probe);
+    const dear = WINDOW_ENTRIES_PER_CANDIDATE.pattern * candidates >= 2 * (scanned + probe);
     return dear && scanned + probe <= PG_LANE_WINDOWS_MAX ? { window: probe } : "index";
   }
   const predicted = Math.ceil(((limit - found) * scanned) / found) * 2;
-  const budget = Math.max(PG_LANE_WINDOWS_MAX, scanned + WINDOW_ENTRIES_PER_CANDIDATE * candidates);
+  const budget = Math.max(PG_LANE_WINDOWS_MAX, scanned + WINDOW_ENTRIES_PER_CANDIDATE[lookup] * candidates);
   return scanned + predicted <= budget ? { window: predicted } : "index";
 }
 

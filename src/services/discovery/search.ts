@@ -39,7 +39,7 @@ import {
   candidateQuery,
   isOneCharacterWord,
 } from "./search-lanes";
-import { candidateShare, nextRead } from "./pg-window-costs";
+import { candidateShare, type IndexLookup, nextRead } from "./pg-window-costs";
 import { columnTarget, DOCUMENT_KINDS, type DocumentKind, idRangeOf, kindOfDocumentId, parseDatasetKey, SEARCH_KINDS, type SearchKind } from "./search-kinds";
 import { ftsPhrase, type QueryPhrases, queryPhrases } from "./search-phrases";
 import { occurrencesOf, type SearchRank, type TextRange, WORD_MARK, wordOccurrencesOf } from "./search-text";
@@ -446,6 +446,11 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   // What the kind's index would yield, as the windows tell it (none for a WORD lane, which counts nothing).
   const shareOf = (place: number, scanned: number) =>
     rank === "WORD" ? null : candidateShare(hits[place].length, scanned, rank === "WORDS" && joint.length > 0 ? { joint: jointHeld[place], each: held[place].counts.map((count) => ({ held: count, sampled: held[place].scanned })) } : undefined);
+  // How the kind's index would find the candidates, as wordsLookup or fragmentPattern would look them up now.
+  const indexLookupOf = (place: number): IndexLookup => {
+    if (rank !== "WORDS") return rank === "SUBSTRING" ? "pattern" : "lexemes";
+    return "trigrams" in (lookupOf(place) as WordsLookup) ? "word patterns" : "lexemes";
+  };
   const next: Next[] = parts.map(({ low }, place) =>
     // A kind where one of the words is rare is read by its index from the start (wordsLookup looks up the rare ones).
     held[place].scanned > 0 && held[place].counts.some((count) => count / held[place].scanned <= RARE_FRAGMENT) ? { after: low - 1 } : { window: rank === "WORDS" ? PG_WORDS_WINDOW : PG_LANE_WINDOW, low, scanned: 0 },
@@ -492,7 +497,7 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
         continue;
       }
       const scanned = (next[place] as { scanned: number }).scanned + window;
-      const read = nextRead({ found, limit, scanned, window, ...ended, high: parts[place].high, candidateShare: shareOf(place, scanned) });
+      const read = nextRead({ found, limit, scanned, window, ...ended, high: parts[place].high, candidateShare: shareOf(place, scanned), lookup: indexLookupOf(place) });
       next[place] = read === "index" ? { after: ended.end } : { window: read.window, low: ended.end + 1, scanned };
     }
   }
