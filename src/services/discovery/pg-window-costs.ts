@@ -23,8 +23,10 @@ export type IndexLookup = "pattern" | "lexemes" | "word patterns";
  * apiece by one lookup, four entries' worth (under the ratio, five). By a pattern per word it costs
  * more: each pattern's trigrams' posting lists are read through (the words are common, or one would be
  * looked up alone), and each candidate is rechecked against every pattern. `archive inventory snapshot
- * 2025`: 3,776 candidates, 37.5 ms of posting lists and 43 ms of rows, 11.5 µs a candidate for its row
- * alone; sixteen entries' worth, under that ratio (nineteen).
+ * 2025`: 3,776 candidates, 37.5 ms of posting lists and 43 ms of rows (11.5 µs a candidate's row, 21.7 µs
+ * with its share of the posting lists), where the window that replaced it read 16,543 entries in 10–13 ms
+ * (0.6–0.8 µs apiece, its end found 31,500 entries on among them); sixteen entries' worth, a candidate's
+ * row alone, about half of all it costs.
  */
 export const WINDOW_ENTRIES_PER_CANDIDATE: Readonly<Record<IndexLookup, number>> = { pattern: 4, lexemes: 4, "word patterns": 16 };
 
