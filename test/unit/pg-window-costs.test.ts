@@ -42,7 +42,7 @@ describe("reading on after a window", () => {
   });
 
   test("a candidate found by a pattern per word weighs more than one found by one lookup", () => {
-    // `archive inventory snapshot 2025`: one of the newest 250 holds all four words, the sample one in 125 (two of 250, one more).
+    // `archive inventory snapshot 2025`: one of the newest 250 holds all four words, a share of 2 in 251 (one more than seen).
     const archive = { ...after(1, 2 / 251, 250), window: 250, start: first };
     // 7,700 candidates: 31,000 entries' worth by one lookup, under the 31,750 a window at that density would reach.
     expect(nextRead(archive)).toBe("index");
