@@ -75,6 +75,15 @@ describe("reading on after a window", () => {
     expect(nextRead(after(0, candidateShare(0, 1_000), 1_000))).toBe("index");
   });
 
+  test("none found yet, the windows grow past the floor while the index's candidates cost more than twice theirs", () => {
+    // `part 2024` where names follow time: half the kind's sample holds both words, the newest 20,250 entries none.
+    expect(nextRead(after(0, 0.5, 20_250, "word patterns"))).toEqual({ window: 162_000 });
+    // Not past half the index's cost: 394,000 candidates left, 1.6M entries' worth, and the next window would make 1.64M.
+    expect(nextRead(after(0, 0.5, 182_250, "word patterns"))).toBe("index");
+    // A share that makes the index cheaper: the index.
+    expect(nextRead(after(0, 0.02, 20_250, "word patterns"))).toBe("index");
+  });
+
   test("the window never reads past what the index would cost, and never under the floor", () => {
     for (const lookup of ["pattern", "lexemes", "word patterns"] as const) {
       for (const found of [0, 1, 2, 5, 20, 63]) {

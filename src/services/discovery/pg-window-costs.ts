@@ -64,9 +64,12 @@ const PROBE_GROWTH = 8;
  * how it looks them up.
  *
  * No entry found yet, nothing tells how far the next one is. Where the index's candidates would cost at
- * least twice what one more window PROBE_GROWTH times as large would (`raw cust`: 7,500 artifacts hold
- * both words, none of the newest 250), that window, within PG_LANE_WINDOWS_MAX; else, and after it, the
- * index.
+ * least twice what the windows read and one more PROBE_GROWTH times as large would (`raw cust`: 7,500
+ * artifacts hold both words, none of the newest 250), that window; else the index. The windows grow so
+ * past PG_LANE_WINDOWS_MAX only where the sample (spread over the kind) holds the lane's words together
+ * often: where a store's names follow time, a query for an older year finds none among the newest
+ * entries and half the store by the index (`part 2024`, every artifact named 2024 a candidate: 2.7 s),
+ * where windows reach the older names in 0.3 s.
  */
 export function nextRead(read: WindowRead): NextRead {
   const { found, limit, scanned, window, start, end, high, candidateShare, lookup } = read;
@@ -78,7 +81,7 @@ export function nextRead(read: WindowRead): NextRead {
     // Weighed as one lookup's: with none found, their share is only the one more a sample of none is taken to hold.
     const probe = scanned * PROBE_GROWTH;
     const dear = WINDOW_ENTRIES_PER_CANDIDATE.pattern * candidates >= 2 * (scanned + probe);
-    return dear && scanned + probe <= PG_LANE_WINDOWS_MAX ? { window: probe } : "index";
+    return dear ? { window: probe } : "index";
   }
   const predicted = Math.ceil(((limit - found) * scanned) / found) * 2;
   const budget = Math.max(PG_LANE_WINDOWS_MAX, scanned + WINDOW_ENTRIES_PER_CANDIDATE[lookup] * candidates);

@@ -439,7 +439,7 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   });
   // Per kind, how it is read next: a window of this many entries from `low`, the index after `after`, or nothing (read to its end).
   type Next = { window: number; low: number; scanned: number } | { after: number } | null;
-  // A WORDS lane's windows also count the entries holding every word its index would look up: all but
+  // A WORDS lane's sample also counts the entries holding every word its index would look up: all but
   // those of one character (looked up only where rare, and then read by the index from the start).
   const joint = rank === "WORDS" ? fragments.flatMap((word, i) => (isOneCharacterWord(word) ? [] : [i])) : [];
   const jointHeld = parts.map(() => ({ held: 0, sampled: 0 }));
@@ -457,12 +457,12 @@ async function pgLaneRows(reader: SearchReader, plan: Plan, index: number, kinds
   );
   for (;;) {
     // The kinds still read: those before the place where the hits already read make `limit`.
-    const windows: { place: number; low: number; high: number; window: number }[] = [];
+    const windows: { place: number; low: number; high: number; window: number; first: boolean }[] = [];
     const indexed: { place: number; kind: DocumentKind; after: number; high: number; lookup: string | WordsLookup | null }[] = [];
     let total = 0;
     for (let place = 0; place < parts.length && total < limit; place++) {
       const step = next[place];
-      if (step && "window" in step) windows.push({ place, low: step.low, high: parts[place].high, window: step.window });
+      if (step && "window" in step) windows.push({ place, low: step.low, high: parts[place].high, window: step.window, first: step.scanned === 0 });
       else if (step) indexed.push({ place, kind: parts[place].kind, after: step.after, high: parts[place].high, lookup: lookupOf(place) });
       total += hits[place].length;
     }
