@@ -78,7 +78,7 @@ export function nextRead(read: WindowRead): NextRead {
   // The index's candidates: the entries left times their share.
   const candidates = candidateShare === null ? 0 : left * candidateShare;
   if (found <= 0) {
-    // Weighed as one lookup's: with none found, their share is only the one more a sample of none is taken to hold.
+    // Weighed as one lookup's, the least: with none found, their share may be only the one more a sample of none is taken to hold.
     const probe = scanned * PROBE_GROWTH;
     const dear = WINDOW_ENTRIES_PER_CANDIDATE.pattern * candidates >= 2 * (scanned + probe);
     return dear ? { window: probe } : "index";
