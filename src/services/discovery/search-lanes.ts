@@ -531,9 +531,11 @@ export function pgWindowLaneSql(
   const branches = parts.flatMap(({ place, low, high, window, first }) => {
     const range = `e."id" >= ${params.bind(low)} AND e."id" < ${params.bind(high)}`;
     const scanned = `SELECT * FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT ${params.bind(window)}`;
+    // The kind's first entry in the range: the window's start, and where the sample's runs begin.
+    const firstId = `(SELECT min(e."id") FROM "SearchEntry" e WHERE ${range})`;
     // SAMPLE_RUNS runs from the kind's first entry in the range to the range's end (a kind's ids are dense: one sequence, handed out downwards).
     const sample = () => {
-      const from = `(SELECT min(e."id") FROM "SearchEntry" e WHERE ${range})`;
+      const from = firstId;
       const to = `${params.bind(high)}::bigint`;
       const run = `SELECT e."id", e."${lane.field}Marked" FROM "SearchEntry" e WHERE e."id" >= ${from} + ((${to} - ${from}) * g.k) / ${SAMPLE_RUNS} AND e."id" < ${to} ORDER BY e."id" LIMIT ${FRAGMENT_SAMPLE / SAMPLE_RUNS}`;
       // Each entry once: in a kind of fewer entries than the sample the runs overlap.
@@ -541,7 +543,7 @@ export function pgWindowLaneSql(
     };
     const counts = fragments.length === 0 || !first ? "NULL::int[]" : countsOf(sample());
     // Asked where reading on is weighed against the index's candidates (pg-window-costs.ts): not by a WORD lane.
-    const start = LANES[index].rank === "WORD" ? "NULL::bigint" : `(SELECT e."id" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" LIMIT 1)`;
+    const start = LANES[index].rank === "WORD" ? "NULL::bigint" : firstId;
     return [
       `(SELECT ${place} AS "place", NULL::bigint AS "windowEnd", NULL::bigint AS "windowStart", NULL::int[] AS "held", ${ENTRY_SELECT} FROM (${scanned}) e WHERE ${inLane} ORDER BY e."id" LIMIT ${params.bind(limit)})`,
       `(SELECT ${place}, (SELECT e."id" FROM "SearchEntry" e WHERE ${range} ORDER BY e."id" OFFSET ${params.bind(window - 1)} LIMIT 1), ${start}, ${counts}${", NULL".repeat(ENTRY_COLUMNS)})`,
