@@ -1,4 +1,4 @@
-import { candidateQuery, fragmentPattern, fragmentSpans, LANES, pgIndexedLaneSql, substringFragments, type TrigramCharacters, trigramFindable, wordsLookup, wordStartQuery } from "../../src/services/discovery/search-lanes";
+import { candidateQuery, fragmentPattern, fragmentSpans, LANES, pgIndexedLaneSql, substringFragments, type TrigramCharacters, trigramFindable, trigramsOf, wordsLookup, wordStartQuery } from "../../src/services/discovery/search-lanes";
 import { queryPhrases, trigramText } from "../../src/services/discovery/search-phrases";
 import fc from "fast-check";
 import { indexedText, WORD_MARK } from "../../src/services/discovery/search-text";
@@ -43,9 +43,12 @@ describe("a SUBSTRING lane's fragments and the pattern of the rarer ones", () =>
     expect(patternOf("aaa b ccc", [30, 20])).toBeNull();
     // Pieces that meet across a run too short to be a fragment are one.
     expect(patternOf("aaa b ccc ddd", [30, 20, 256])).toBe("%aaaSbScccSd%");
-    // A separator the index does not turn into a letter (`,`) is a break: nothing beside it is kept; runs too short to be fragments are not kept either.
-    expect(patternOf("ab,cdef_gh ijk", [256, 10])).toBe("%hSijk%");
+    // A separator the index does not turn into a letter (`,`) is a break: nothing beside it is kept. Runs too short to be
+    // fragments are kept out to the neighbouring fragment, whose letter past the separator is kept too.
+    expect(patternOf("ab,cdef_gh ijk", [256, 10])).toBe("%fUghSijk%");
     expect(patternOf("abc,def", [256, 10])).toBe("%def%");
+    // A date's month and day: `025` kept, `part` in every name (`%025H0%` alone had 362,000 candidates).
+    expect(patternOf("025-05-22/part", [120, 256])).toBe("%025H05H22Pp%");
   });
 
   test("the whole phrase when every fragment would be kept, when every one is common, or when nothing was counted", () => {
@@ -209,5 +212,22 @@ describe("an FTS5 lookup by each word", () => {
     // Apart by more than that, the sparser first, as before (then, among the alike, an end of the phrase); a smaller count before any reach.
     expect(candidateQuery(trigrams, [probe(256, 9_000), probe(256, 8_000), ...probes.slice(2)])).toBe('"ord" AND "rde" AND "sco"');
     expect(candidateQuery(trigrams, [...probes.slice(0, 5), probe(100, 4_084)])).toBe('"sco" AND "ord" AND "rde"');
+  });
+});
+
+/** SQLite: the trigrams of a lane's phrase whose texts a request probes before it looks candidates up (search-lanes.ts trigramsOf). */
+describe("the trigrams probed", () => {
+  test("a short phrase's are all of them", () => {
+    const phrase = queryPhrases("orders/2024").phrase.SUBSTRING;
+    expect(trigramsOf(phrase)).toEqual([...new Set([...phrase].slice(0, -2).map((_, i) => [...phrase].slice(i, i + 3).join("")))]);
+  });
+
+  test("a long phrase's are spread over it, and one is inside each word", () => {
+    // 45 trigrams: the twelve spread evenly over them held none of 47201's, the rare word (3,000 names hold `720`).
+    const phrase = queryPhrases("staging/fraud_scores/2024-11-30/part-47201.json").phrase.SUBSTRING;
+    const probed = trigramsOf(phrase);
+    expect(probed).toContain("720");
+    for (const word of ["staging", "fraud", "scores", "2024", "part", "47201", "json"]) expect([word, probed.some((trigram) => word.includes(trigram))]).toEqual([word, true]);
+    expect(probed.length).toBeLessThanOrEqual(18);
   });
 });
