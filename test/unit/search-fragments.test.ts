@@ -43,10 +43,12 @@ describe("a SUBSTRING lane's fragments and the pattern of the rarer ones", () =>
     expect(patternOf("aaa b ccc", [30, 20])).toBeNull();
     // Pieces that meet across a run too short to be a fragment are one.
     expect(patternOf("aaa b ccc ddd", [30, 20, 256])).toBe("%aaaSbScccSd%");
-    // A separator the index does not turn into a letter (`,`) is a break: nothing beside it is kept. Runs too short to be
-    // fragments are kept out to the neighbouring fragment, whose letter past the separator is kept too.
-    expect(patternOf("ab,cdef_gh ijk", [256, 10])).toBe("%fUghSijk%");
+    // A separator the index does not turn into a letter (`,`) is a break: nothing beside it is kept.
+    expect(patternOf("abcd ijk,gh", [256, 10])).toBe("%dSijk%");
     expect(patternOf("abc,def", [256, 10])).toBe("%def%");
+    // Runs too short to be fragments are kept, and so is a common fragment beside them: with it they narrow.
+    expect(patternOf("aaaa bbbb cccc-11", [10, 256, 256])).toBe("%aaaaSb%bSccccH11%");
+    expect(patternOf("ab_cdef ijk", [256, 10])).toBeNull();
     // A date's month and day: `025` kept, `part` in every name (`%025H0%` alone had 362,000 candidates).
     expect(patternOf("025-05-22/part", [120, 256])).toBe("%025H05H22Pp%");
   });

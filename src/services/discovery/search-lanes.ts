@@ -368,9 +368,10 @@ export function substringFragments(phrase: string): string[] {
 /**
  * The LIKE pattern a SUBSTRING lane's index lookup takes for a kind, from how many of the entries
  * its windows read (`scanned`) held each fragment (`held`): the rare fragments (their posting lists
- * are short, and a window that met none of them says little more), else the rarest and every fragment
- * not common, in the phrase's order, each with the separators beside it in `phrase` and the
- * characters past them (fragmentSpans); null (the whole phrase) when that is every fragment, when
+ * are short, and a window that met none of them says little more), else the rarest, every fragment
+ * not common and every one beside words too short to be fragments, in the phrase's order, each with
+ * the separators and short words beside it in `phrase` and the characters past them (fragmentSpans);
+ * null (the whole phrase) when that is every fragment, when
  * every fragment is common, or when the windows read nothing. Any text holding the phrase holds these
  * pieces of it in that order, so the pattern only widens the candidates, which the statement checks
  * for the phrase itself.
@@ -384,6 +385,9 @@ export function substringFragments(phrase: string): string[] {
  * read through for few candidates fewer. And when every fragment is common, one of them is no filter (the
  * trigram index folds the separators' letters to small ones: `partS` is `parts`, `%partS%` brought
  * 243,000 candidates for `part part part`, 900 ms); the whole phrase's separators are (15,000, 74 ms).
+ * Why the short words, and a common fragment beside them: they are what narrow a date or a number, and
+ * only as a piece with it (`mer_orders/2024-11` looked up `%merUordersP2%`, every customer_orders name
+ * of a year: 390 ms; the whole phrase, `2024`'s long posting lists and all, 74 ms).
  */
 export function fragmentPattern(phrase: string, fragments: readonly string[], scanned: number, held: readonly number[]): string | null {
   if (fragments.length === 0 || scanned <= 0) return null;
@@ -394,7 +398,14 @@ export function fragmentPattern(phrase: string, fragments: readonly string[], sc
   const rarest = density.indexOf(Math.min(...density));
   // Every fragment common: what narrows the candidates is the separators between them (the whole phrase).
   if (density[rarest] >= COMMON_FRAGMENT) return null;
-  const kept = density.flatMap((d, i) => (i === rarest || d < COMMON_FRAGMENT ? [i] : []));
+  // A common fragment beside words too short to be fragments is kept too: with it, they narrow (a date's month and day).
+  const besideShort = fragments.map(() => false);
+  let place = -1;
+  for (const run of phrase.split(SEPARATOR_RUN).filter((piece) => piece.length > 0)) {
+    if ([...run].length >= MIN_FRAGMENT_LENGTH) place++;
+    else besideShort[Math.max(0, place)] = true;
+  }
+  const kept = density.flatMap((d, i) => (i === rarest || d < COMMON_FRAGMENT || besideShort[i] ? [i] : []));
   if (kept.length === fragments.length) return null;
   return likePattern(fragmentSpans(phrase, fragments, kept));
 }
