@@ -103,6 +103,7 @@ export function createServices(
   const columns = createColumnServices(database);
   const lineage = createLineageServices(database);
   const rowsById = new RowsById(database);
+  const heavyReads = new HeavyReads({ databaseUrl: database.url, readUrl: database.readUrl, ...(options.heavyReads ?? IN_PROCESS_HEAVY_READS) }, database);
   return {
     database,
     artifacts: new ArtifactReader(read, rowsById),
@@ -122,8 +123,8 @@ export function createServices(
     privacy: createPrivacyServices(privacyEngines, database, commits),
     // Checks the truth, not a replica that may lag (an admin asks after a crash, before writes resume).
     integrity: new IntegrityChecker(database.primaryReader, [...CORE_INVARIANTS, inheritedPolicyTags(commits, engines.tagFlow), privacyLedger]),
-    // Over the read connection(s): a search never waits for a write.
-    discovery: createDiscovery(database),
-    heavyReads: new HeavyReads({ databaseUrl: database.url, readUrl: database.readUrl, ...(options.heavyReads ?? IN_PROCESS_HEAVY_READS) }, database),
+    // Over the read connection(s): a search never waits for a write. A SQLite search lane over many candidates reads on in a heavy-read thread.
+    discovery: createDiscovery(database, (rest) => heavyReads.run("searchLaneRest", rest)),
+    heavyReads,
   };
 }

@@ -58,10 +58,15 @@ export interface Discovery {
   stepCounts(pipelines: readonly string[]): Promise<number[]>;
 }
 
-export function createDiscovery(reader: SearchReader): Discovery {
+/**
+ * The discovery room over a read connection. `readLaneRest`: where a SQLite search lane over many
+ * candidates reads on (the server's heavy-read threads: services.ts); without it, on `reader`.
+ */
+export function createDiscovery(reader: SearchReader, readLaneRest?: SearchReader["readLaneRest"]): Discovery {
+  const searcher: SearchReader = readLaneRest ? { provider: reader.provider, readRows: (sql, params) => reader.readRows(sql, params), readLaneRest } : reader;
   return {
-    search: (request) => searchPage(reader, request),
-    count: (request) => countHits(reader, request, MAX_COUNTED_HITS),
+    search: (request) => searchPage(searcher, request),
+    count: (request) => countHits(searcher, request, MAX_COUNTED_HITS),
     namespaces: (filter, page) => listNamespaces(reader, filter, page),
     datasets: (filter, page) => listDatasets(reader, filter, page),
     jobs: (filter, page) => listJobs(reader, filter, page),

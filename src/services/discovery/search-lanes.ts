@@ -278,11 +278,15 @@ export function comparedLanesSql(provider: DatabaseProvider, phrases: QueryPhras
  * lane. Only the lane's entries leave the database (inLane is the same rule in JavaScript).
  * PostgreSQL's indexes keep no order: pgWindowLaneSql and pgIndexedLaneSql.
  *
- * With `candidates` (a WORDS lane), over at most that many candidates, so that one statement's work
- * has a bound whatever the words: words common on their own that no text holds together (`orders
- * scores` on the benchmark's store) have thousands of candidates and no hit, and a statement reading
- * them all held the event loop 480 ms. Rows then: [0, ...ENTRY_SELECT] for the lane's entries, and
- * last [1, the last candidate's id, how many candidates were read].
+ * With `candidates`, over at most that many candidates, so that one statement's work has a bound
+ * whatever the phrase (search.ts INLINE_CANDIDATES, WORDS_CANDIDATES): words common on their own that
+ * no text holds together (`orders scores` on the benchmark's store) have thousands of candidates and
+ * no hit, and a statement reading them all held the event loop 480 ms. Rows then: [0, ...ENTRY_SELECT]
+ * for the lane's entries, and last, when they are fewer than `limit`, [1, the last candidate's id, how
+ * many candidates were read]. The candidates are read once and kept (`streamed` false: a WORDS lane,
+ * whose lookup by two trigrams of each word costs FTS5 most of the statement, and which seldom fills),
+ * or read as they come, so the statement stops at `limit` entries, and read again for the marker only
+ * when it did not (kept, 4,096 candidates cost `customer_orders/2024-05` 7 ms where it needs a few).
  */
 export function sqliteLaneSql(
   phrases: QueryPhrases,
@@ -294,6 +298,7 @@ export function sqliteLaneSql(
   /** The FTS5 query for the candidates (candidateQuery). */
   lookup: string,
   candidates: number | null = null,
+  streamed = false,
 ): { sql: string; params: unknown[] } {
   const lane = LANES[index] as { field: "label" | "guarded"; rank: "WORD" | "SUBSTRING" | "WORDS" };
   const params = new Params("sqlite");
@@ -304,10 +309,17 @@ export function sqliteLaneSql(
     const where = `"${table}" MATCH ${params.bind(lookup)} AND t.rowid >= ${params.bind(low)} AND t.rowid < ${params.bind(range.high)} AND ${inLaneSql("sqlite", params, phrases, index, ids)}`;
     return { sql: `SELECT ${ENTRY_SELECT} FROM "${table}" t JOIN "SearchEntry" e ON e."id" = t.rowid WHERE ${where} ORDER BY t.rowid LIMIT ${params.bind(limit)}`, params: params.values };
   }
-  const read = `WITH c AS MATERIALIZED (SELECT rowid AS "id" FROM "${table}" WHERE "${table}" MATCH ${params.bind(lookup)} AND rowid >= ${params.bind(low)} AND rowid < ${params.bind(range.high)} ORDER BY rowid LIMIT ${params.bind(candidates)}) `;
-  const hits = `SELECT * FROM (SELECT 0 AS "marker", ${ENTRY_SELECT} FROM c JOIN "SearchEntry" e ON e."id" = c."id" WHERE ${inLaneSql("sqlite", params, phrases, index, ids)} ORDER BY c."id" LIMIT ${params.bind(limit)})`;
-  const marker = `SELECT 1, (SELECT max("id") FROM c), (SELECT count(*) FROM c)${", NULL".repeat(ENTRY_COLUMNS - 2)}`;
-  return { sql: `${read}${hits} UNION ALL ${marker}`, params: params.values };
+  if (!streamed) {
+    const read = `WITH c AS MATERIALIZED (SELECT rowid AS "id" FROM "${table}" WHERE "${table}" MATCH ${params.bind(lookup)} AND rowid >= ${params.bind(low)} AND rowid < ${params.bind(range.high)} ORDER BY rowid LIMIT ${params.bind(candidates)}) `;
+    const hits = `SELECT * FROM (SELECT 0 AS "marker", ${ENTRY_SELECT} FROM c JOIN "SearchEntry" e ON e."id" = c."id" WHERE ${inLaneSql("sqlite", params, phrases, index, ids)} ORDER BY c."id" LIMIT ${params.bind(limit)})`;
+    const marker = `SELECT 1, (SELECT max("id") FROM c), (SELECT count(*) FROM c)${", NULL".repeat(ENTRY_COLUMNS - 2)}`;
+    return { sql: `${read}${hits} UNION ALL ${marker}`, params: params.values };
+  }
+  // The compound's LIMIT ends it at `limit` entries, before the marker's candidates are read again.
+  const slice = () => `(SELECT rowid AS "id" FROM "${table}" WHERE "${table}" MATCH ${params.bind(lookup)} AND rowid >= ${params.bind(low)} AND rowid < ${params.bind(range.high)} ORDER BY rowid LIMIT ${params.bind(candidates)})`;
+  const hits = `SELECT * FROM (SELECT 0 AS "marker", ${ENTRY_SELECT} FROM ${slice()} c JOIN "SearchEntry" e ON e."id" = c."id" WHERE ${inLaneSql("sqlite", params, phrases, index, ids)} ORDER BY c."id" LIMIT ${params.bind(limit)})`;
+  const marker = `SELECT 1, max(m."id"), count(*)${", NULL".repeat(ENTRY_COLUMNS - 2)} FROM ${slice()} m`;
+  return { sql: `${hits} UNION ALL ${marker} LIMIT ${params.bind(limit)}`, params: params.values };
 }
 
 /**

@@ -48,6 +48,12 @@ import { occurrencesOf, type SearchRank, type TextRange, WORD_MARK, wordOccurren
 export interface SearchReader {
   provider: DatabaseProvider;
   readRows(sql: string, params: readonly unknown[]): Promise<RawRows>;
+  /**
+   * SQLite: reads the rest of a lane whose first INLINE_CANDIDATES candidates held too few of its
+   * entries, off the event loop where the server can (a heavy-read thread: discovery.ts). Without
+   * it, on this reader (laneRestRows).
+   */
+  readLaneRest?(rest: LaneRest): Promise<EntryRow[]>;
 }
 
 /** The column whose tags guard a guarded text (its description). */
@@ -115,7 +121,8 @@ type Found =
   | { lane: number; kind: "run"; runId: string; status: string; recordedAt: string; operation: string }
   | { lane: number; kind: "artifact"; id: string; originalName: string; artifactType: string; dataset: { namespace: string; name: string } | null };
 
-interface EntryRow {
+/** An entry a lane found, as read from SearchEntry (plain data: it crosses from a heavy-read thread). */
+export interface EntryRow {
   id: number;
   kind: DocumentKind;
   key: string;
@@ -329,15 +336,12 @@ async function sqliteWordsLane(reader: SearchReader, plan: Plan, index: number, 
     for (;;) {
       const limit = need - found.length;
       const statement = sqliteLaneSql(plan.phrases, index, run, from, limit, plan.ids, lookup, WORDS_CANDIDATES);
-      const { rows: read } = await reader.readRows(statement.sql, statement.params);
-      const marker = read[read.length - 1];
-      const rows = read.slice(0, -1).map((r) => entryRow(r.slice(1)));
+      const { rows, marker } = slicedRows(await reader.readRows(statement.sql, statement.params), limit);
       const kept = filtered ? await keptRows(rows, lane, guardedBefore, plan.phrases, canRead) : rows;
       for (const row of kept) if (found.length < need) found.push({ lane: index, kind: "entry", row });
-      const candidates = Number(marker[2]);
-      if (found.length >= need || candidates < WORDS_CANDIDATES) break;
+      if (found.length >= need || (marker && marker.candidates < WORDS_CANDIDATES)) break;
       // Not every candidate read: on from the last hit (the statement stopped at its limit) or from the last candidate.
-      from = rows.length >= limit ? rows[rows.length - 1].id : Number(marker[1]);
+      from = marker ? marker.last : rows[rows.length - 1].id;
       if (lookup === rarest) {
         const byEachWord = await candidateLookup(reader, plan, searchedTable(lane.field), plan.phrases.words, true);
         // No text of the table holds one of the words where it must be: nothing more to find.
@@ -397,7 +401,71 @@ async function readComparedLanes(reader: SearchReader, plan: Plan, indices: read
 /** A WORD, SUBSTRING or WORDS lane's entries in a run of kinds, after `from` (an entry id), `limit` at most, in id order. */
 async function laneRows(reader: SearchReader, plan: Plan, index: number, run: { kinds: DocumentKind[]; low: number; high: number }, from: number | null, limit: number, lookup: string | undefined): Promise<EntryRow[]> {
   if (reader.provider === "postgres") return pgLaneRows(reader, plan, index, run.kinds, from, limit);
-  const statement = sqliteLaneSql(plan.phrases, index, run, from, limit, plan.ids, lookup!);
+  return sqliteLaneRows(reader, plan, index, run, from, limit, lookup!);
+}
+
+/**
+ * SQLite: the candidates a lane's statement reads on the event loop, at most. A statement of
+ * better-sqlite3 runs synchronously, and one over many candidates with few of the lane's entries among
+ * them held the loop, and every other request with it: `art` read the 150,000 texts holding both `ar`
+ * at a word's start and `art` (every archive's part) for no word starting with `art`, 0.4 s in one
+ * statement; on a store of 10M, seconds. 4,096 candidates take at most about 25 ms on the benchmark's
+ * store. The limit is the statement's, not the lane's: the rest of the lane is read as one statement,
+ * off the loop (SearchReader.readLaneRest). Read in such slices on the loop instead, `art` took 1.6
+ * times as long (each statement seeks FTS5's doclists afresh).
+ */
+export const INLINE_CANDIDATES = 4_096;
+
+/** SQLite: where a lane whose first candidates held too few entries reads on (laneRestRows). */
+export interface LaneRest {
+  /** The search's query (checkedQuery): its phrases and ids are made again from it. */
+  query: string;
+  index: number;
+  range: { low: number; high: number };
+  /** The last candidate read: the rest are after it. */
+  after: number;
+  limit: number;
+  /** The FTS5 query for the candidates (candidateQuery). */
+  lookup: string;
+}
+
+/**
+ * SQLite: a lane's entries read INLINE_CANDIDATES candidates at a time on the event loop while the
+ * last slice held as many entries as are still wanted (the next slice will most likely finish); else
+ * the rest in one statement, off the loop where the reader can (readLaneRest).
+ */
+async function sqliteLaneRows(reader: SearchReader, plan: Plan, index: number, run: { low: number; high: number }, from: number | null, limit: number, lookup: string): Promise<EntryRow[]> {
+  const found: EntryRow[] = [];
+  let after = from;
+  for (;;) {
+    const statement = sqliteLaneSql(plan.phrases, index, run, after, limit - found.length, plan.ids, lookup, INLINE_CANDIDATES, true);
+    const { rows, marker } = slicedRows(await reader.readRows(statement.sql, statement.params), limit - found.length);
+    found.push(...rows);
+    // Every entry wanted, or every candidate read.
+    if (!marker || marker.candidates < INLINE_CANDIDATES) return found;
+    after = marker.last;
+    if (rows.length < limit - found.length) break;
+  }
+  const rest: LaneRest = { query: plan.query, index, range: { low: run.low, high: run.high }, after, limit: limit - found.length, lookup };
+  return [...found, ...(await (reader.readLaneRest ? reader.readLaneRest(rest) : laneRestRows(reader, rest)))];
+}
+
+/**
+ * A slice's rows (sqliteLaneSql with `candidates`): the lane's entries, and, when they are fewer than
+ * its `limit` (so every candidate it read was looked at), the last candidate read and how many were
+ * read (all of them: fewer than asked). With `limit` entries the lane reads on after the last.
+ */
+function slicedRows(read: RawRows, limit: number): { rows: EntryRow[]; marker: { last: number; candidates: number } | null } {
+  const last = read.rows[read.rows.length - 1];
+  const marked = last !== undefined && Number(last[0]) === 1;
+  const rows = (marked ? read.rows.slice(0, -1) : read.rows).map((r) => entryRow(r.slice(1)));
+  return { rows, marker: marked && rows.length < limit ? { last: Number(last[1]), candidates: Number(last[2]) } : null };
+}
+
+/** SQLite: the rest of a lane (LaneRest), every candidate after the last read, in one statement: in a heavy-read thread, or on the event loop without one. */
+export async function laneRestRows(reader: Pick<SearchReader, "provider" | "readRows">, rest: LaneRest): Promise<EntryRow[]> {
+  const phrases = queryPhrases(rest.query);
+  const statement = sqliteLaneSql(phrases, rest.index, rest.range, rest.after, rest.limit, idQueryOf(phrases.folded), rest.lookup);
   return (await reader.readRows(statement.sql, statement.params)).rows.map(entryRow);
 }
 

@@ -1,5 +1,6 @@
 import { openLineageRunHistory } from "../../openlineage/run-history";
 import { columnReads } from "../columns";
+import { discoveryReads } from "../discovery/heavy-reads";
 import { evidenceReads } from "../compliance";
 import { graphViewReads } from "../graph-views/heavy-reads";
 import { lineageReads } from "../lineage";
@@ -16,6 +17,7 @@ export const HEAVY_READS = {
   ...lineageReads,
   ...lineageGraphReads,
   ...columnReads,
+  ...discoveryReads,
   ...jsonTextReads,
   // The run histories the app registers with the evidence reader in process (app.ts), for the same as-of answers.
   ...evidenceReads([openLineageRunHistory]),

@@ -1,0 +1,67 @@
+import { searchPage } from "../../src/services/discovery";
+import { INLINE_CANDIDATES } from "../../src/services/discovery/search";
+import { createTestApp, type TestApp } from "../support/test-app";
+import { draft, generator, recordOk, registerOperation } from "../support/recording";
+import { testProvider } from "../support/test-database";
+
+/**
+ * A search lane over more candidates than a statement reads on the event loop (SQLite: FTS5 finds
+ * the texts holding a phrase's rarest trigrams, and each is checked): `art` is a piece of every
+ * `archive/part-…` name, and a word's start in none of them. On SQLite the lane reads its first
+ * INLINE_CANDIDATES candidates on the loop and the rest in a heavy-read thread; the answer is the one
+ * the search core gives reading everything on the loop, and it pages as one page does.
+ */
+describe("a search lane over many candidates", () => {
+  let t: TestApp;
+  const HAY = INLINE_CANDIDATES + 900;
+
+  const SEARCH = `query($query: String!, $first: Int, $after: String) {
+    search(query: $query, kinds: [ARTIFACT], first: $first, after: $after) { edges { node { label rank } } pageInfo { hasNextPage endCursor } }
+  }`;
+  async function page(query: string, first: number, after: string | null = null) {
+    const res = await t.gql(SEARCH, { query, first, after });
+    if (res.errors) throw new Error(JSON.stringify(res.errors));
+    return res.data!.search as { edges: { node: { label: string; rank: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+  }
+  const labelsOf = (answer: Awaited<ReturnType<typeof page>>) => answer.edges.map(({ node }) => `${node.rank} ${node.label}`);
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { HEAVY_READ_THREADS: "1" } });
+    await t.app.services.heavyReads.warm();
+    await registerOperation(t, generator);
+    const record = (names: string[]) => recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: names.map(draft) }] });
+    // Oldest (the last in the lanes' order): the only names with a word starting with `art`.
+    await record(["old/artwork-1.csv", "old/artwork-2.csv"]);
+    for (let from = 0; from < HAY; from += 2_500) await record(Array.from({ length: Math.min(2_500, HAY - from) }, (_, i) => `archive/part-${from + i}.csv`));
+  }, 180_000);
+  afterAll(() => t.close());
+
+  test("the WORD hits past the first candidates come first, then the SUBSTRING hits, as the core reading on the event loop finds them", async () => {
+    const before = t.app.services.heavyReads.stats().completed;
+    const answer = await page("art", 6);
+    const threadReads = t.app.services.heavyReads.stats().completed - before;
+    const labels = labelsOf(answer);
+    expect(labels.slice(0, 2).sort()).toEqual(["WORD old/artwork-1.csv", "WORD old/artwork-2.csv"]);
+    expect(labels.slice(2)).toHaveLength(4);
+    for (const label of labels.slice(2)) expect(label).toMatch(/^SUBSTRING archive\/part-\d+\.csv$/);
+    expect(answer.pageInfo.hasNextPage).toBe(true);
+    // The core with no thread to read on in: every statement on this reader, the same hits.
+    const inline = await searchPage(t.app.database, { query: "art", kinds: ["ARTIFACT"], first: 6, canRead: async (subjects) => subjects.map(() => true) });
+    expect(inline.hits.map((hit) => `${hit.rank} ${hit.label}`)).toEqual(labels);
+    // SQLite: the WORD lane's rest (after INLINE_CANDIDATES candidates without a hit) was read in the thread, once; PostgreSQL reads its lanes by windows and indexes, off the loop already.
+    expect(threadReads).toBe(testProvider === "sqlite" ? 1 : 0);
+  });
+
+  test("pages of one list what one page of eight lists, each once", async () => {
+    const single = labelsOf(await page("art", 8));
+    const paged: string[] = [];
+    let after: string | null = null;
+    for (let i = 0; i < 8; i++) {
+      const answer = await page("art", 1, after);
+      paged.push(...labelsOf(answer));
+      after = answer.pageInfo.endCursor;
+    }
+    expect(paged).toEqual(single);
+    expect(new Set(paged).size).toBe(8);
+  });
+});
