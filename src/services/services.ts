@@ -45,7 +45,7 @@ export interface Services {
   integrity: IntegrityChecker;
   /** Policy tags, evidence packages, erasure plans. */
   compliance: ComplianceServices;
-  /** Heavy reads (graph views, evidence, PROV-JSON, closures), run off the event loop in worker threads under a time budget. */
+  /** Heavy reads (graph views, evidence, PROV-JSON, closures; on SQLite, a search lane's rest), run off the event loop in worker threads under a time budget. */
   heavyReads: HeavyReads;
   /** Search and the listings a user interface pages through. */
   discovery: Discovery;

@@ -286,7 +286,7 @@ export function comparedLanesSql(provider: DatabaseProvider, phrases: QueryPhras
  * many candidates were read]. The candidates are read once and kept (`streamed` false: a WORDS lane,
  * whose lookup by two trigrams of each word costs FTS5 most of the statement, and which seldom fills),
  * or read as they come, so the statement stops at `limit` entries, and read again for the marker only
- * when it did not (kept, 4,096 candidates cost `customer_orders/2024-05` 7 ms where it needs a few).
+ * when it did not (kept, 4,096 candidates cost `customer_orders/2024-05` 7 ms more, where it needs a few).
  */
 export function sqliteLaneSql(
   phrases: QueryPhrases,
