@@ -7,7 +7,8 @@ import { testProvider } from "../support/test-database";
 /**
  * A search lane over more candidates than a statement reads on the event loop (SQLite: FTS5 finds
  * the texts holding a phrase's rarest trigrams, and each is checked): `art` is a piece of every
- * `archive/part-…` name, and a word's start in none of them. On SQLite the lane reads its first
+ * `archive/part-…` name, and a word's start in none of them; `csv archive art` are words of every such
+ * name, and in any order only of the oldest. On SQLite the lane reads its first
  * INLINE_CANDIDATES candidates on the loop and the rest in a heavy-read thread; the answer is the one
  * the search core gives reading everything on the loop, and it pages as one page does.
  */
@@ -31,7 +32,7 @@ describe("a search lane over many candidates", () => {
     await registerOperation(t, generator);
     const record = (names: string[]) => recordOk(t, { operation: "generate", operationVersion: "1", inputs: [], outputs: [{ role: "sample", artifacts: names.map(draft) }] });
     // Oldest (the last in the lanes' order): the only names with a word starting with `art`.
-    await record(["old/artwork-1.csv", "old/artwork-2.csv"]);
+    await record(["old/artwork-1.csv", "old/artwork-2.csv", "archive/artwork-3.csv"]);
     for (let from = 0; from < HAY; from += 2_500) await record(Array.from({ length: Math.min(2_500, HAY - from) }, (_, i) => `archive/part-${from + i}.csv`));
   }, 180_000);
   afterAll(() => t.close());
@@ -41,14 +42,25 @@ describe("a search lane over many candidates", () => {
     const answer = await page("art", 6);
     const threadReads = t.app.services.heavyReads.stats().completed - before;
     const labels = labelsOf(answer);
-    expect(labels.slice(0, 2).sort()).toEqual(["WORD old/artwork-1.csv", "WORD old/artwork-2.csv"]);
-    expect(labels.slice(2)).toHaveLength(4);
-    for (const label of labels.slice(2)) expect(label).toMatch(/^SUBSTRING archive\/part-\d+\.csv$/);
+    expect(labels.slice(0, 3).sort()).toEqual(["WORD archive/artwork-3.csv", "WORD old/artwork-1.csv", "WORD old/artwork-2.csv"]);
+    expect(labels.slice(3)).toHaveLength(3);
+    for (const label of labels.slice(3)) expect(label).toMatch(/^SUBSTRING archive\/part-\d+\.csv$/);
     expect(answer.pageInfo.hasNextPage).toBe(true);
     // The core with no thread to read on in: every statement on this reader, the same hits.
     const inline = await searchPage(t.app.database, { query: "art", kinds: ["ARTIFACT"], first: 6, canRead: async (subjects) => subjects.map(() => true) });
     expect(inline.hits.map((hit) => `${hit.rank} ${hit.label}`)).toEqual(labels);
     // SQLite: the WORD lane's rest (after INLINE_CANDIDATES candidates without a hit) was read in the thread, once; PostgreSQL reads its lanes by windows and indexes, off the loop already.
+    expect(threadReads).toBe(testProvider === "sqlite" ? 1 : 0);
+  });
+
+  test("words in any order (WORDS) that every name holds as pieces and only the oldest at words' starts", async () => {
+    const before = t.app.services.heavyReads.stats().completed;
+    const labels = labelsOf(await page("csv archive art", 5));
+    const threadReads = t.app.services.heavyReads.stats().completed - before;
+    expect(labels).toEqual(["WORDS archive/artwork-3.csv"]);
+    const inline = await searchPage(t.app.database, { query: "csv archive art", kinds: ["ARTIFACT"], first: 5, canRead: async (subjects) => subjects.map(() => true) });
+    expect(inline.hits.map((hit) => `${hit.rank} ${hit.label}`)).toEqual(labels);
+    // SQLite: the WORDS lane's first 1,024 candidates held none; it read the rest in the thread.
     expect(threadReads).toBe(testProvider === "sqlite" ? 1 : 0);
   });
 

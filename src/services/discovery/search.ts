@@ -323,7 +323,11 @@ const WORDS_CANDIDATES = 1_024;
  * SQLite, a WORDS lane: its candidates read WORDS_CANDIDATES at a time (each statement in a turn of its
  * own once a slice is spent, db/statement-turns.ts). The candidates are first those of the words' rarest
  * trigrams; once a statement has read its whole allowance, they are many, and the lane reads on by two
- * trigrams of each word (the words' lookup), which no text misses that holds every word.
+ * trigrams of each word (the words' lookup), which no text misses that holds every word. A lane that
+ * reads on with few entries among what it read, and has no guarded text to check, reads the rest of the
+ * run in one statement off the event loop where the reader can (readLaneRest), as the other lanes do:
+ * each statement over 1,024 candidates by eight trigrams took 20–60 ms on the loop, and a long pasted
+ * name's lane ran a dozen of them.
  */
 async function sqliteWordsLane(reader: SearchReader, plan: Plan, index: number, kinds: readonly DocumentKind[], after: Position | null, need: number, canRead: ReadableCheck, rarest: string, guardedBefore: SearchRank | null): Promise<Found[]> {
   const lane = LANES[index] as Lane & { source: "entry"; field: "label" | "guarded" };
@@ -348,11 +352,32 @@ async function sqliteWordsLane(reader: SearchReader, plan: Plan, index: number, 
         if (byEachWord === null) return found;
         lookup = byEachWord;
       }
+      // Few of the lane's entries among its last candidates: the rest of the run off the event loop where the reader can.
+      if (reader.readLaneRest && kept.length < need - found.length) {
+        await wordsLaneRest(reader.readLaneRest, plan, index, run, from, need, found, filtered ? (rows) => keptRows(rows, lane, guardedBefore, plan.phrases, canRead) : null, lookup);
+        break;
+      }
     }
     if (found.length >= need) break;
     from = null;
   }
   return found;
+}
+
+/**
+ * SQLite, a WORDS lane: the rest of a run after `from`, by `lookup`, into `found`: each statement
+ * (readLaneRest) up to the entries still wanted — CHECKED_CHUNK at least where some may be left out
+ * after the read (`keep`: guarded texts the viewer may read, or may not) — until enough are found or the
+ * run has no more.
+ */
+async function wordsLaneRest(read: NonNullable<SearchReader["readLaneRest"]>, plan: Plan, index: number, run: { low: number; high: number }, from: number, need: number, found: Found[], keep: ((rows: EntryRow[]) => Promise<EntryRow[]>) | null, lookup: string): Promise<void> {
+  for (let after = from; ; ) {
+    const limit = keep ? Math.max(need - found.length, CHECKED_CHUNK) : need - found.length;
+    const rows = await read({ query: plan.query, index, range: { low: run.low, high: run.high }, after, limit, lookup });
+    for (const row of keep ? await keep(rows) : rows) if (found.length < need) found.push({ lane: index, kind: "entry", row });
+    if (found.length >= need || rows.length < limit) return;
+    after = rows[rows.length - 1].id;
+  }
 }
 
 /** The kinds a lane of entries reads: those asked for that have the lane's field. */
