@@ -324,10 +324,9 @@ const WORDS_CANDIDATES = 1_024;
  * own once a slice is spent, db/statement-turns.ts). The candidates are first those of the words' rarest
  * trigrams; once a statement has read its whole allowance, they are many, and the lane reads on by two
  * trigrams of each word (the words' lookup), which no text misses that holds every word. A lane that
- * reads on with few entries among what it read, and has no guarded text to check, reads the rest of the
- * run in one statement off the event loop where the reader can (readLaneRest), as the other lanes do:
- * each statement over 1,024 candidates by eight trigrams took 20–60 ms on the loop, and a long pasted
- * name's lane ran a dozen of them.
+ * reads on with few entries among what it read reads the rest of the run off the event loop where the
+ * reader can (wordsLaneRest), as the other lanes do: each statement over 1,024 candidates by eight
+ * trigrams took 20–60 ms on the loop, and a long pasted name's lane ran a dozen of them.
  */
 async function sqliteWordsLane(reader: SearchReader, plan: Plan, index: number, kinds: readonly DocumentKind[], after: Position | null, need: number, canRead: ReadableCheck, rarest: string, guardedBefore: SearchRank | null): Promise<Found[]> {
   const lane = LANES[index] as Lane & { source: "entry"; field: "label" | "guarded" };
