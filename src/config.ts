@@ -84,7 +84,8 @@ export interface Config {
   wsMaxMessageBytes: number;
   /**
    * HEAVY_READ_THREADS: worker threads that run heavy reads (graph views, evidence, PROV-JSON,
-   * closures) off the event loop, each with its own read connection; 0 runs them on the event loop.
+   * closures; on SQLite, a search lane's rest) off the event loop, each with its own read connection;
+   * 0 runs them on the event loop.
    */
   heavyReadThreads: number;
   /** QUERY_BUDGET_MS: how long a request's heavy reads may take together; past it they end with QUERY_TIMEOUT. */
