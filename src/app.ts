@@ -186,7 +186,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       const actingAs = principal ?? principalOf(request);
       // Every request is authenticated before it runs (src/auth/http.ts, src/graphql-ws.ts); one that was not is refused, never opened.
       if (!actingAs) throw new UnauthenticatedError("MISSING");
-      const context: GraphQLContext = { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http", purpose: purpose ?? purposeOf(request) };
+      const context: GraphQLContext = { services, openLineage, auth, principal: actingAs, requestId: requestIdOf(request), transport: transport ?? "http", purpose: purpose ?? purposeOf(request), signal: request?.signal };
       // What policy-tag redaction reads: the tags guarding a subject and the purposes tags allow, batched per request (and per subscription event).
       context.policyTagsOf = policyTagsOf(context);
       context.tagPurposesOf = tagPurposesOf(context);

@@ -73,7 +73,7 @@ export function useEvidenceRoute(
         if (format !== "json" && format !== "jws") throw new InvalidArgumentError("format", `is json (the document) or jws (the document signed), got ${JSON.stringify(format.slice(0, 40))}`);
         const query = field === null ? { artifactId: id, asOf } : { artifactId: id, field, asOf };
         // Off the event loop (a heavy read), within one time budget for both builds.
-        const budget = new RequestBudget(heavyReads.options.budgetMs);
+        const budget = new RequestBudget(heavyReads.options.budgetMs, request.signal);
         const build = (withheld: string[]) => heavyReads.run("evidencePackage", { query, withheld }, budget);
         // A closure of any size: heavy work, which takes its turn (503 OVERLOADED beyond the queue).
         // The redaction rule as GraphQL applies it: clearances, the purpose the request states (X-Provgraph-Purpose), the purpose audit.

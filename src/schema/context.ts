@@ -6,4 +6,9 @@ import type { Services } from "../services/services";
 export interface GraphQLContext extends AuthContext {
   services: Services;
   openLineage: OpenLineage;
+  /**
+   * The HTTP request's, aborted when its client goes away before the answer: what is left of its
+   * work stops (heavy reads, a search's statements). None over graphql-ws.
+   */
+  signal?: AbortSignal;
 }

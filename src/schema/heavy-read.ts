@@ -8,11 +8,12 @@ interface RequestReads {
   shared: Map<string, Promise<unknown>>;
 }
 
-const requestReads = createContextCache((ctx: GraphQLContext): RequestReads => ({ budget: new RequestBudget(ctx.services.heavyReads.options.budgetMs), shared: new Map() }));
+const requestReads = createContextCache((ctx: GraphQLContext): RequestReads => ({ budget: new RequestBudget(ctx.services.heavyReads.options.budgetMs, ctx.signal), shared: new Map() }));
 
 /**
  * Runs a heavy read off the event loop (services.heavyReads) within the request's time budget:
- * the request's heavy reads share one deadline, QUERY_BUDGET_MS after the first of them starts.
+ * the request's heavy reads share one deadline, QUERY_BUDGET_MS after the first of them starts,
+ * and stop when its client goes away (REQUEST_ABORTED).
  * `shared`: the same read with the same arguments again in this request (three aliases of one
  * evidencePackage) is answered by the first one's run; arguments are compared as JSON, so only
  * for small ones.

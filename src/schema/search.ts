@@ -161,7 +161,7 @@ builder.queryFields((t) => ({
       const canRead = readableBy(ctx);
       let page;
       try {
-        page = await ctx.services.discovery.search({ query, kinds, first, after, canRead });
+        page = await ctx.services.discovery.search({ query, kinds, first, after, canRead, signal: ctx.signal });
       } catch (error) {
         if (error instanceof InvalidPositionError) throw new InvalidCursorError("after", args.after!);
         throw error;
@@ -170,7 +170,7 @@ builder.queryFields((t) => ({
       return {
         edges,
         pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: after !== null, startCursor: edges[0]?.cursor ?? null, endCursor: edges[edges.length - 1]?.cursor ?? null },
-        count: () => ctx.services.discovery.count({ query, kinds, canRead }),
+        count: () => ctx.services.discovery.count({ query, kinds, canRead, signal: ctx.signal }),
       };
     },
   }),
@@ -189,7 +189,7 @@ builder.queryFields((t) => ({
       const first = pageSize("first", args.first, AUTOCOMPLETE_PAGE);
       const query = checkedQuery("prefix", args.prefix, true);
       if (query.length === 0 || first === 0) return [];
-      return (await ctx.services.discovery.search({ query, kinds: (args.kinds ?? null) as SearchKind[] | null, first, canRead: readableBy(ctx) })).hits;
+      return (await ctx.services.discovery.search({ query, kinds: (args.kinds ?? null) as SearchKind[] | null, first, canRead: readableBy(ctx), signal: ctx.signal })).hits;
     },
   }),
 }));

@@ -135,6 +135,23 @@ export class TransactionTimeoutError extends DomainError {
   }
 }
 
+/**
+ * The client closed the connection before its answer: the request's remaining work stops (a search
+ * between its statements, heavy reads waiting for a thread or at their next check) and nothing is
+ * answered. Only the request log sees it.
+ */
+export class RequestAbortedError extends DomainError {
+  readonly code = "REQUEST_ABORTED";
+  constructor() {
+    super("the client closed the request before its answer; its remaining work was stopped", {});
+  }
+}
+
+/** Throws RequestAbortedError once `signal` (the request's) has aborted. */
+export function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RequestAbortedError();
+}
+
 /** The typed outage an error stands for (undefined when it is something else). */
 export function databaseOutageOf(error: unknown): DatabaseOutageError | undefined {
   if (error instanceof DatabaseOutageError) return error;

@@ -7,7 +7,7 @@ import { CompositeReader, CompositeRecorder, CompositeRegistry } from "./composi
 import { ExecutionReader } from "./execution-reader";
 import { DEFAULT_FEED_OPTIONS, FeedLog, type FeedOptions, Feeds } from "./feeds";
 import { GraphViews } from "./graph-views";
-import { HeavyReads, type HeavyReadsOptions } from "./heavy-reads";
+import { HeavyReads, type HeavyReadsOptions, RequestBudget } from "./heavy-reads";
 import { CORE_INVARIANTS, IntegrityChecker } from "./integrity";
 import { type ColumnServices, createColumnServices } from "./columns";
 import { type ComplianceServices, createComplianceEngines, createComplianceServices, inheritedPolicyTags, type SigningKeys, settleUnitRunPurposes, settleUnitSubjects, type SubjectKeyRules } from "./compliance";
@@ -124,7 +124,7 @@ export function createServices(
     // Checks the truth, not a replica that may lag (an admin asks after a crash, before writes resume).
     integrity: new IntegrityChecker(database.primaryReader, [...CORE_INVARIANTS, inheritedPolicyTags(commits, engines.tagFlow), privacyLedger]),
     // Over the read connection(s): a search never waits for a write. A SQLite search lane over many candidates reads on in a heavy-read thread.
-    discovery: createDiscovery(database, (rest) => heavyReads.run("searchLaneRest", rest)),
+    discovery: createDiscovery(database, (rest, signal) => heavyReads.run("searchLaneRest", rest, new RequestBudget(heavyReads.options.budgetMs, signal))),
     heavyReads,
   };
 }

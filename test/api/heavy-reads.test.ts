@@ -81,6 +81,32 @@ describe("heavy reads and bounded bodies", () => {
     }
   });
 
+  test("a read whose client went away does not run: queued behind another it ends REQUEST_ABORTED, its thread free for the next; one already gone is not queued", async () => {
+    const pool = t.app.services.heavyReads;
+    const closure = { rootId: join as never, direction: "UPSTREAM" as const, first: 2_000, withArtifacts: true };
+    const statementsOf = async (reads: () => Promise<unknown>) => {
+      const before = t.app.database.statementCount();
+      await reads();
+      return t.app.database.statementCount() - before;
+    };
+    const alone = await statementsOf(() => pool.run("provJson", closure));
+    expect(alone).toBeGreaterThan(0);
+    const before = pool.stats();
+    const client = new AbortController();
+    let outcomes: string[] = [];
+    const together = await statementsOf(async () => {
+      // One thread: the second waits for the first; its client goes away meanwhile.
+      const reads = [pool.run("provJson", closure), pool.run("provJson", closure, new RequestBudget(60_000, client.signal))];
+      client.abort();
+      outcomes = (await Promise.allSettled(reads)).map((a) => (a.status === "rejected" ? a.reason.code : "answered"));
+    });
+    expect(outcomes).toEqual(["answered", "REQUEST_ABORTED"]);
+    // The second read ran none of its statements.
+    expect(together).toBe(alone);
+    await expect(pool.run("provJson", closure, new RequestBudget(60_000, client.signal))).rejects.toMatchObject({ code: "REQUEST_ABORTED" });
+    expect(pool.stats()).toMatchObject({ running: 0, abandoned: before.abandoned + 2, timedOut: before.timedOut });
+  });
+
   test("an answer with long lists comes from its thread in pieces, the same as read on the event loop: expand of a part, the join and its co-inputs", async () => {
     const part = (await t.gql(`query($id: ID!) { lineage(artifactId: $id, direction: UPSTREAM, first: 1) { nodes { artifact { id } } } }`, { id: join })).data!.lineage.nodes[0].artifact.id;
     const args = { nodeId: part, direction: "DOWNSTREAM" as const, first: 500, after: null, asOf: null, stepBoundaryOnly: false, columns: false };

@@ -64,6 +64,36 @@ describe("a search lane over many candidates", () => {
     expect(threadReads).toBe(testProvider === "sqlite" ? 1 : 0);
   });
 
+  test("a search whose client goes away stops before its next statement: the lane's rest is not read", async () => {
+    const { discovery, heavyReads } = t.app.services;
+    const database = t.app.database;
+    const [search, readRows] = [discovery.search, database.readRows];
+    const client = new AbortController();
+    const statements: string[] = [];
+    let searching: Promise<unknown> | undefined;
+    // The core's search as the resolver calls it (to see how it ends), and its statements: the client goes away during the first.
+    discovery.search = (request) => (searching = search(request));
+    database.readRows = (sql, params) => {
+      statements.push(sql);
+      if (statements.length === 1) client.abort();
+      return readRows.call(database, sql, params);
+    };
+    const before = heavyReads.stats();
+    try {
+      const answer = t.app.yoga.fetch("http://provgraph.test/graphql", { method: "POST", signal: client.signal, headers: { "content-type": "application/json" }, body: JSON.stringify({ query: SEARCH, variables: { query: "art", first: 6 } }) });
+      await expect(answer).rejects.toMatchObject({ name: "AbortError" });
+      await expect(searching).rejects.toMatchObject({ code: "REQUEST_ABORTED" });
+    } finally {
+      discovery.search = search;
+      database.readRows = readRows;
+    }
+    // Unstopped, `art` runs its lanes' statements and on SQLite reads a lane's rest in the thread (the first test).
+    expect(statements).toHaveLength(1);
+    expect(heavyReads.stats().completed).toBe(before.completed);
+    // The next search is answered as before.
+    expect(labelsOf(await page("art", 6)).slice(0, 3).sort()).toEqual(["WORD archive/artwork-3.csv", "WORD old/artwork-1.csv", "WORD old/artwork-2.csv"]);
+  });
+
   test("pages of one list what one page of eight lists, each once", async () => {
     const single = labelsOf(await page("art", 8));
     const paged: string[] = [];

@@ -17,6 +17,23 @@ describe("a heavy read's deadline", () => {
     await expect(runJob(jobs, runtime, { name: "slow", args: 1, deadline: Date.now() + 10_000, budgetMs: 10_000 })).resolves.toEqual({ ok: true, value: "done", statements: 0 });
   });
 
+  test("a read whose client went away stops at its next check with REQUEST_ABORTED; before it started, it does not run", async () => {
+    const gone = new Int32Array(new SharedArrayBuffer(4));
+    const phases: string[] = [];
+    const staged = {
+      staged: async (_: null, ctx: { checkDeadline(): void }) => {
+        phases.push("first");
+        Atomics.store(gone, 0, 1);
+        ctx.checkDeadline();
+        phases.push("second");
+      },
+    };
+    expect(await runJob(staged, runtime, { name: "staged", args: null, deadline: Date.now() + 10_000, budgetMs: 10_000, gone })).toMatchObject({ ok: false, error: { code: "REQUEST_ABORTED" } });
+    expect(phases).toEqual(["first"]);
+    await runJob(staged, runtime, { name: "staged", args: null, deadline: Date.now() + 10_000, budgetMs: 10_000, gone });
+    expect(phases).toEqual(["first"]);
+  });
+
   test("a read whose deadline passed before it started does not run", async () => {
     let ran = false;
     const outcome = await runJob({ mark: async () => (ran = true) }, runtime, { name: "mark", args: null, deadline: Date.now() - 1, budgetMs: 1 });

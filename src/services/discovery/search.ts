@@ -3,7 +3,7 @@ import type { DatabaseProvider } from "../../db/database-url";
 import type { RawRows } from "../../db/direct-statements";
 import { jsonParameter } from "../../db/json-list";
 import { genericPlanReader, genericPlanSql } from "../../db/prepared-statements";
-import { InvalidArgumentError } from "../errors";
+import { InvalidArgumentError, stopIfAborted } from "../errors";
 import type { ArtifactId, OperationId, RunId } from "../ids";
 import { unsafeTextReason } from "../safe-text";
 import {
@@ -53,7 +53,7 @@ export interface SearchReader {
    * entries, off the event loop where the server can (a heavy-read thread: discovery.ts). Without
    * it, on this reader (laneRestRows).
    */
-  readLaneRest?(rest: LaneRest): Promise<EntryRow[]>;
+  readLaneRest?(rest: LaneRest, signal?: AbortSignal): Promise<EntryRow[]>;
 }
 
 /** The column whose tags guard a guarded text (its description). */
@@ -95,6 +95,8 @@ export interface SearchRequest {
   /** A hit's `position`: the hits after it. */
   after?: string | null;
   canRead: ReadableCheck;
+  /** The request's: once it aborts (its client went away), the search stops before its next statement (RequestAbortedError). */
+  signal?: AbortSignal;
 }
 
 export interface SearchPage {
@@ -162,16 +164,44 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
   const start = request.after ? parsePosition(request.after, plan.fingerprint) : null;
   if (request.after && !start) throw new InvalidPositionError();
   const need = request.first + 1;
-  const found = await readLanes(reader, plan, start, need, request.canRead);
+  if (reader.provider === "postgres") plan.trigramCharacters = await trigramCharactersOf(reader);
+  const reading = stoppedBy(reader, request.signal);
+  const found = await readLanes(reading, plan, start, need, request.canRead);
   const page = found.slice(0, request.first);
-  return { hits: await hitsOf(reader, plan, page), hasNextPage: found.length > request.first };
+  return { hits: await hitsOf(reading, plan, page), hasNextPage: found.length > request.first };
 }
 
 /** How many hits a query has, counted up to `cap` (null above it). */
 export async function countHits(reader: SearchReader, request: Omit<SearchRequest, "first" | "after">, cap: number): Promise<number | null> {
   const plan = planOf(checkedQuery("query", request.query), request.kinds ?? null);
-  const count = (await readLanes(reader, plan, null, cap + 1, request.canRead)).length;
+  if (reader.provider === "postgres") plan.trigramCharacters = await trigramCharactersOf(reader);
+  const count = (await readLanes(stoppedBy(reader, request.signal), plan, null, cap + 1, request.canRead)).length;
   return count > cap ? null : count;
+}
+
+/**
+ * The reader a request's search reads through: once the request's signal aborts (its client went
+ * away), the next statement is not run and the search ends with RequestAbortedError; a lane's rest
+ * takes the signal along (its heavy read stops too: HeavyReads.run).
+ */
+function stoppedBy(reader: SearchReader, signal: AbortSignal | undefined): SearchReader {
+  if (!signal) return reader;
+  const { readLaneRest } = reader;
+  return {
+    provider: reader.provider,
+    readRows: (sql, params) => {
+      stopIfAborted(signal);
+      return reader.readRows(sql, params);
+    },
+    ...(readLaneRest
+      ? {
+          readLaneRest: (rest: LaneRest) => {
+            stopIfAborted(signal);
+            return readLaneRest(rest, signal);
+          },
+        }
+      : {}),
+  };
 }
 
 /**
@@ -181,7 +211,6 @@ export async function countHits(reader: SearchReader, request: Omit<SearchReques
  * every query (db/prepared-statements.ts).
  */
 async function readLanes(reader: SearchReader, plan: Plan, start: Position | null, need: number, canRead: ReadableCheck): Promise<Found[]> {
-  if (reader.provider === "postgres") plan.trigramCharacters = await trigramCharactersOf(reader);
   const lanes = genericPlanReader(reader);
   const found: Found[] = [];
   for (let index = start?.lane ?? 0; index < LANES.length && found.length < need; ) {

@@ -13,7 +13,7 @@ export interface HeavyReadContext {
   use<T>(make: (database: ReadDatabase) => T): T;
   /** When the request's time budget ends (epoch milliseconds). */
   deadline: number;
-  /** Throws QUERY_TIMEOUT once the deadline has passed: long work calls it between its phases. */
+  /** Throws QUERY_TIMEOUT once the deadline has passed, REQUEST_ABORTED once the request's client went away: long work calls it between its phases. */
   checkDeadline(): void;
   /** The most nodes one answer may carry back to be served through GraphQL (RESULT_MAX_NODES). */
   maxResultNodes: number;

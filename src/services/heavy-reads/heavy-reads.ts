@@ -6,6 +6,7 @@ import { type AnswerPieces, joinedAnswer } from "./answer-pieces";
 import { QueryTimeoutError, type ReportedError, revive } from "./errors";
 import type { HeavyReadThreadData } from "./heavy-read-thread";
 import { HEAVY_READS, type HeavyReadArgs, type HeavyReadName, type HeavyReadResult } from "./registered-reads";
+import { stopIfAborted } from "../errors";
 import { type HeavyReadOutcome, type HeavyReadRuntime, type HeavyReadTask, report, runJob, WARM_UP } from "./run-job";
 
 export interface HeavyReadsOptions {
@@ -26,11 +27,15 @@ export interface HeavyReadsOptions {
 
 /**
  * One request's time budget: its heavy reads share one deadline, budgetMs after the first of them
- * starts (waiting for a thread to start is not counted: see HeavyReads.warm).
+ * starts (waiting for a thread to start is not counted: see HeavyReads.warm). `signal`: the
+ * request's, aborted when its client goes away; its heavy reads then stop (HeavyReads.run).
  */
 export class RequestBudget {
   private deadlineAt: number | undefined;
-  constructor(readonly budgetMs: number) {}
+  constructor(
+    readonly budgetMs: number,
+    readonly signal?: AbortSignal,
+  ) {}
 
   deadline(): number {
     return (this.deadlineAt ??= Date.now() + this.budgetMs);
@@ -41,9 +46,10 @@ export interface HeavyReadStats {
   threads: number;
   running: number;
   queued: number;
-  /** Since start: heavy reads completed (answered or refused), and ended by their time budget. */
+  /** Since start: heavy reads completed (answered or refused), ended by their time budget, and stopped because their client went away. */
   completed: number;
   timedOut: number;
+  abandoned: number;
 }
 
 /** How long a thread past its deadline gets to stop by itself (QUERY_TIMEOUT from its own check) before it is terminated. */
@@ -60,7 +66,9 @@ const THREAD_NICE_INCREMENT = 5;
  * the event loop, in a pool of worker threads (piscina) each with a read connection of its own
  * (docs: "Limits and budgets"). `run` answers the job's plain result, or throws its typed error;
  * past the request's time budget the job ends — dropped from the queue, or its thread terminated
- * (its connection closed; the pool starts another) — and `run` throws QUERY_TIMEOUT.
+ * (its connection closed; the pool starts another) — and `run` throws QUERY_TIMEOUT. A read whose
+ * request's client went away stops too: one still waiting for a thread does not run, one running
+ * stops at its next check of the clock (run-job.ts); `run` throws REQUEST_ABORTED.
  */
 export class HeavyReads {
   private readonly pool: Piscina | undefined;
@@ -69,6 +77,7 @@ export class HeavyReads {
   private running = 0;
   private completed = 0;
   private timedOut = 0;
+  private abandoned = 0;
 
   constructor(
     readonly options: HeavyReadsOptions,
@@ -94,20 +103,28 @@ export class HeavyReads {
 
   /** Runs a heavy read by name within the request's budget (default: a budget of its own, QUERY_BUDGET_MS). */
   async run<N extends HeavyReadName>(name: N, args: HeavyReadArgs<N>, budget: RequestBudget = new RequestBudget(this.options.budgetMs)): Promise<HeavyReadResult<N>> {
+    if (budget.signal?.aborted) {
+      this.abandoned += 1;
+      stopIfAborted(budget.signal);
+    }
     this.running += 1;
     let outcome: HeavyReadOutcome;
+    const gone = goneFlag(budget.signal);
     try {
       if (this.pool) await this.warm();
-      const task: HeavyReadTask = { name, args, deadline: budget.deadline(), budgetMs: budget.budgetMs };
+      const task: HeavyReadTask = { name, args, deadline: budget.deadline(), budgetMs: budget.budgetMs, ...(gone ? { gone: gone.flag } : {}) };
       outcome = this.pool ? await this.inThread(task) : await runJob(HEAVY_READS, this.inProcess(), task);
     } finally {
+      gone?.release();
       this.running -= 1;
       this.completed += 1;
     }
     this.local.countStatements(outcome.statements);
     if (outcome.ok) return (outcome.pieces ? await joinedAnswer(outcome.value as AnswerPieces) : outcome.value) as HeavyReadResult<N>;
     const error = this.pool ? revive(outcome.error as ReportedError) : outcome.error;
-    if ((error as { code?: unknown }).code === "QUERY_TIMEOUT") this.timedOut += 1;
+    const code = (error as { code?: unknown }).code;
+    if (code === "QUERY_TIMEOUT") this.timedOut += 1;
+    if (code === "REQUEST_ABORTED") this.abandoned += 1;
     throw error;
   }
 
@@ -129,7 +146,7 @@ export class HeavyReads {
   }
 
   stats(): HeavyReadStats {
-    return { threads: this.pool?.threads.length ?? 0, running: this.running, queued: this.pool?.queueSize ?? 0, completed: this.completed, timedOut: this.timedOut };
+    return { threads: this.pool?.threads.length ?? 0, running: this.running, queued: this.pool?.queueSize ?? 0, completed: this.completed, timedOut: this.timedOut, abandoned: this.abandoned };
   }
 
   /** Ends every thread (running reads fail) and closes their connections. */
@@ -157,6 +174,20 @@ export class HeavyReads {
   private inProcess(): HeavyReadRuntime {
     return (this.runtime ??= { database: this.local, readers: new Map(), maxResultNodes: this.options.maxResultNodes });
   }
+}
+
+/**
+ * A flag the read's thread can see (a SharedArrayBuffer crosses to a thread shared, not copied), set
+ * when the request's client goes away: a task still queued ends as soon as a thread takes it, a
+ * running one at its next check (run-job.ts). Terminating the thread instead would cost the next
+ * read a thread's start.
+ */
+function goneFlag(signal: AbortSignal | undefined): { flag: Int32Array; release(): void } | undefined {
+  if (!signal) return undefined;
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const onAbort = () => Atomics.store(flag, 0, 1);
+  signal.addEventListener("abort", onAbort, { once: true });
+  return { flag, release: () => signal.removeEventListener("abort", onAbort) };
 }
 
 /**

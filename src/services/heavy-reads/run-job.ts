@@ -1,6 +1,6 @@
 import { ProvenanceError } from "../../../plugins/errors";
 import type { ReadDatabase } from "../../db/client";
-import { databaseOutageOf } from "../errors";
+import { databaseOutageOf, RequestAbortedError } from "../errors";
 import { QueryTimeoutError, type ReportedError } from "./errors";
 import type { HeavyReadContext, HeavyReadJobs } from "./heavy-read-job";
 
@@ -11,6 +11,8 @@ export interface HeavyReadTask {
   /** Epoch milliseconds. */
   deadline: number;
   budgetMs: number;
+  /** Set to 1 by the pool when the request's client went away (heavy-reads.ts goneFlag): the read stops at its next check. */
+  gone?: Int32Array;
 }
 
 /** The task a thread is started with: it opens its database and answers null. */
@@ -45,6 +47,7 @@ export async function runJob(jobs: HeavyReadJobs, runtime: HeavyReadRuntime, tas
     },
     deadline: task.deadline,
     checkDeadline: () => {
+      if (task.gone && Atomics.load(task.gone, 0) === 1) throw new RequestAbortedError();
       if (Date.now() >= task.deadline) throw new QueryTimeoutError(task.budgetMs);
     },
     maxResultNodes: runtime.maxResultNodes,
