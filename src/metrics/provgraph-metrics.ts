@@ -5,7 +5,7 @@ import type { RecordingKind, RecordingObserver } from "../services/recording";
 /** Where the gauges read their values when Prometheus scrapes (nothing is polled in between). */
 export interface MetricSources {
   feeds(): { live: number; replaying: number; offers: number; overflows: number; delivered: number };
-  heavyWork(): { running: number; queued: number; admitted: number; refused: number };
+  heavyWork(): { running: number; queued: number; admitted: number; refused: number; abandoned: number };
   database(): { statements: number; pools: Partial<Record<"writer" | "reader", PoolStats>> };
 }
 
@@ -53,6 +53,7 @@ export class ProvgraphMetrics implements RecordingObserver {
     gauge("provgraph_heavy_work_queued", "Heavy requests waiting for their turn: the admission queue's depth (at most HEAVY_QUEUE_DEPTH)", () => sources.heavyWork().queued);
     gauge("provgraph_heavy_work_admitted_total", "Heavy requests admitted since start", () => sources.heavyWork().admitted);
     gauge("provgraph_heavy_work_refused_total", "Heavy requests refused with OVERLOADED since start", () => sources.heavyWork().refused);
+    gauge("provgraph_heavy_work_abandoned_total", "Heavy requests whose client went away while they waited for their turn, since start", () => sources.heavyWork().abandoned);
     gauge("provgraph_database_statements_total", "SQL statements sent to the database since start (queries, writes, BEGIN/COMMIT)", () => sources.database().statements);
     new Gauge({
       name: "provgraph_database_pool_connections",

@@ -22,25 +22,49 @@ describe("the heavy work queue", () => {
       ),
     );
     await new Promise((resolve) => setImmediate(resolve));
-    expect([order, queue.stats()]).toEqual([["a", "b", "e:OVERLOADED:QUEUE_FULL"], { running: 2, queued: 2, admitted: 2, refused: 1 }]);
+    expect([order, queue.stats()]).toEqual([["a", "b", "e:OVERLOADED:QUEUE_FULL"], { running: 2, queued: 2, admitted: 2, refused: 1, abandoned: 0 }]);
     releases.get("b")!();
     releases.get("b")!(); // a second release of one turn changes nothing
     await new Promise((resolve) => setImmediate(resolve));
-    expect([order, queue.stats()]).toEqual([["a", "b", "e:OVERLOADED:QUEUE_FULL", "c"], { running: 2, queued: 1, admitted: 3, refused: 1 }]);
+    expect([order, queue.stats()]).toEqual([["a", "b", "e:OVERLOADED:QUEUE_FULL", "c"], { running: 2, queued: 1, admitted: 3, refused: 1, abandoned: 0 }]);
     releases.get("a")!();
     releases.get("c")!();
     await Promise.all(entered);
     expect(order.slice(3)).toEqual(["c", "d"]);
     releases.get("d")!();
-    expect(queue.stats()).toEqual({ running: 0, queued: 0, admitted: 4, refused: 1 });
+    expect(queue.stats()).toEqual({ running: 0, queued: 0, admitted: 4, refused: 1, abandoned: 0 });
   });
 
   test("a request that waits longer than maxWaitMs is refused (WAITED_TOO_LONG) and leaves the queue", async () => {
     const queue = new HeavyWorkQueue({ concurrency: 1, queueDepth: 5, maxWaitMs: 50 });
     const release = await queue.enter();
     const waited = await queue.enter().catch((error: OverloadedError) => [error.code, error.details.reason, error.http.status, error.http.headers["Retry-After"]]);
-    expect([waited, queue.stats()]).toEqual([["OVERLOADED", "WAITED_TOO_LONG", 503, "2"], { running: 1, queued: 0, admitted: 1, refused: 1 }]);
+    expect([waited, queue.stats()]).toEqual([["OVERLOADED", "WAITED_TOO_LONG", 503, "2"], { running: 1, queued: 0, admitted: 1, refused: 1, abandoned: 0 }]);
     release();
+  });
+
+  test("a request whose client goes away while it waits leaves the queue with REQUEST_ABORTED; its turn goes to the next", async () => {
+    const queue = new HeavyWorkQueue({ concurrency: 1, queueDepth: 5, maxWaitMs: 60_000 });
+    const release = await queue.enter();
+    const gone = new AbortController();
+    const order: string[] = [];
+    const left = queue.enter(gone.signal).then(
+      () => order.push("gone:admitted"),
+      (error: { code: string }) => order.push(`gone:${error.code}`),
+    );
+    const next = queue.enter(new AbortController().signal).then((releaseNext) => (order.push("next"), releaseNext));
+    expect(queue.stats()).toMatchObject({ queued: 2 });
+    gone.abort();
+    await left;
+    expect([order, queue.stats()]).toEqual([["gone:REQUEST_ABORTED"], { running: 1, queued: 1, admitted: 1, refused: 0, abandoned: 1 }]);
+    release();
+    (await next)();
+    expect([order, queue.stats()]).toEqual([["gone:REQUEST_ABORTED", "next"], { running: 0, queued: 0, admitted: 2, refused: 0, abandoned: 1 }]);
+    // A request already gone does not wait at all.
+    const already = new AbortController();
+    already.abort();
+    await expect(queue.enter(already.signal)).rejects.toMatchObject({ code: "REQUEST_ABORTED" });
+    expect(queue.stats()).toMatchObject({ queued: 0, admitted: 2 });
   });
 });
 
@@ -71,12 +95,12 @@ describe("the body gate", () => {
       expect(await send(50)).toEqual([200, "handled"]);
       expect(await send(500)).toEqual([200, "handled"]);
       expect(await send(5_000, "/other")).toEqual([200, "handled"]);
-      expect([handled, queue.stats()]).toEqual([3, { running: 0, queued: 0, admitted: 1, refused: 0 }]);
+      expect([handled, queue.stats()]).toEqual([3, { running: 0, queued: 0, admitted: 1, refused: 0, abandoned: 0 }]);
       // The same routes with a trailing slash (Yoga serves /graphql/; the lineage routes take theirs) are gated alike.
       expect((await send(2_000, "/graphql/?x=1"))[0]).toBe(413);
       expect(await send(500, "/api/v1/lineage/")).toEqual([200, "handled"]);
       expect(await send(500, "/api/v1/lineage/batch/")).toEqual([200, "handled"]);
-      expect([handled, queue.stats()]).toEqual([5, { running: 0, queued: 0, admitted: 3, refused: 0 }]);
+      expect([handled, queue.stats()]).toEqual([5, { running: 0, queued: 0, admitted: 3, refused: 0, abandoned: 0 }]);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -98,7 +122,7 @@ const recording = (name: string) => ({
  * `finish()` is called. While it waits, it holds its turn of the heavy queue (running, reading its
  * body) or its place in the queue (its body not read yet): what a slow client does.
  */
-function slowUpload(origin: string, body: string): { finish(): Promise<{ status: number; json: any }> } {
+function slowUpload(origin: string, body: string): { finish(): Promise<{ status: number; json: any }>; abandon(): void } {
   const bytes = Buffer.from(body);
   const url = new URL("/graphql", origin);
   let answer!: Promise<{ status: number; json: any }>;
@@ -116,6 +140,11 @@ function slowUpload(origin: string, body: string): { finish(): Promise<{ status:
     finish: () => {
       request.end(bytes.subarray(1_000));
       return answer;
+    },
+    // The client goes away: its socket is closed without the rest of the body.
+    abandon: () => {
+      answer.catch(() => undefined);
+      request.destroy();
     },
   };
 }
@@ -190,6 +219,29 @@ describe("admission control of heavy work (a server process, HEAVY_CONCURRENCY=2
     await until(async () => (await readiness()).running === 0);
     expect(await readiness()).toMatchObject({ running: 0, queued: 0 });
   }, 120_000);
+
+  test("a heavy request whose client goes away while it waits leaves the queue (GraphQL operations and held bodies alike); the running ones complete", async () => {
+    const running = Array.from({ length: CONCURRENCY }, (_, i) => slowUpload(origin, JSON.stringify(recording(`running_${i}`))));
+    await until(async () => (await readiness()).running === CONCURRENCY);
+    const before = await readiness();
+    // A closure (heavy by its root field) waits in the queue as an operation; a heavy body waits at the socket, unread.
+    const client = new AbortController();
+    const operation = fetch(`${origin}/graphql`, { method: "POST", signal: client.signal, headers: { "content-type": "application/json" }, body: JSON.stringify(closure()) }).catch((error: Error) => error.name);
+    await until(async () => (await readiness()).queued === 1);
+    const body = slowUpload(origin, JSON.stringify(recording("waiting_body")));
+    await until(async () => (await readiness()).queued === 2);
+    client.abort();
+    expect(await operation).toBe("AbortError");
+    await until(async () => (await readiness()).queued === 1);
+    body.abandon();
+    await until(async () => (await readiness()).queued === 0);
+    expect(await readiness()).toMatchObject({ running: CONCURRENCY, queued: 0, admitted: before.admitted, abandoned: before.abandoned + 2 });
+    const completed = await Promise.all(running.map((upload) => upload.finish()));
+    expect(completed.map((c) => c.status)).toEqual(Array(CONCURRENCY).fill(200));
+    await until(async () => (await readiness()).running === 0);
+    // Neither of the two that left was admitted.
+    expect(await readiness()).toMatchObject({ admitted: before.admitted, abandoned: before.abandoned + 2 });
+  }, 60_000);
 
   test("200 heavy requests at once: each completes or is refused 503 OVERLOADED; the probes answer meanwhile", async () => {
     const bodies = [...Array.from({ length: 50 }, (_, i) => recording(`burst_${i}`)), ...Array.from({ length: 150 }, closure)];
@@ -285,7 +337,7 @@ describe("a body's pace (a server process, HEAVY_CONCURRENCY=1, BODY_PACE_GRACE_
     expect(lineage.ms).toBeLessThan(10_000);
 
     // The one heavy turn is free again: a heavy body runs at once.
-    expect(await heavyWork()).toMatchObject({ running: 0, queued: 0, refused: 0 });
+    expect(await heavyWork()).toMatchObject({ running: 0, queued: 0, refused: 0, abandoned: 0 });
     const heavy = await fetch(`${origin}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ __typename }", variables: { x: "a".repeat(5_000) } }) });
     expect([heavy.status, await heavy.json()]).toEqual([200, { data: { __typename: "Query" } }]);
   }, 60_000);

@@ -3,6 +3,7 @@ import { type DocumentNode, getOperationAST, Kind, type SelectionSetNode } from 
 import type { Plugin } from "graphql-yoga";
 import { estimatedCostOf } from "../../limits/query-cost";
 import type { Logger } from "../../logger";
+import { RequestAbortedError } from "../../services/errors";
 import { JSON_CONTENT_TYPE, refusalBody } from "../browser-safety/refusal";
 import type { HeavyWorkQueue } from "./heavy-work-queue";
 import type { OverloadedError } from "./overloaded-error";
@@ -69,13 +70,21 @@ export function admitHeavyBodies(handler: http.RequestListener, queue: HeavyWork
       return;
     }
     if (length !== undefined && Number.isFinite(length) && length < options.heavyBodyBytes) return handler(request, response);
-    queue.enter().then(
+    // A client that goes away while its request waits gives up its place in the queue.
+    const waiting = new AbortController();
+    const gone = () => waiting.abort();
+    response.once("close", gone);
+    queue.enter(waiting.signal).then(
       (release) => {
+        response.removeListener("close", gone);
         admittedAtSocket.add(request);
         response.once("close", release);
         handler(request, response);
       },
-      (error: OverloadedError) => {
+      (error: OverloadedError | RequestAbortedError) => {
+        response.removeListener("close", gone);
+        // Nobody to answer: the socket is closed.
+        if (error instanceof RequestAbortedError) return;
         logger.info({ transport: "http", code: error.code, path, ...queue.stats() }, "heavy request refused: the server is busy");
         const body = path === "/graphql" ? refusalBody(error.code, error.message, error.details) : JSON.stringify({ error: { code: error.code, message: error.message, ...error.details } });
         // The body is read and dropped as it comes (nothing kept), so the client gets the answer rather than a reset connection.
@@ -94,7 +103,8 @@ export function useHeavyWorkAdmission(queue: HeavyWorkQueue): Plugin {
       const request = (args.contextValue as { req?: http.IncomingMessage } | undefined)?.req;
       if (request && admittedAtSocket.has(request)) return;
       if (!isHeavy(args)) return;
-      setExecuteFn(async (executionArgs) => queue.run(async () => executeFn(executionArgs)));
+      const signal = (args.contextValue as { signal?: AbortSignal } | undefined)?.signal;
+      setExecuteFn(async (executionArgs) => queue.run(async () => executeFn(executionArgs), signal));
     },
   };
 }
