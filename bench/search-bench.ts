@@ -8,6 +8,7 @@ import { openDatabase, pgSessionOptions } from "../src/db/client";
 import { migrateDatabase } from "../src/db/migrate";
 import { followPlanModesOnConnection, type PgClientLike } from "../src/db/plan-modes";
 import { preparedStatementName } from "../src/db/prepared-statements";
+import { registerStopFunction } from "../src/db/statement-stop";
 import { createComplianceEngines, settleUnitSubjects } from "../src/services/compliance";
 import { indexSearchableWrites, searchPage, type SearchReader } from "../src/services/discovery";
 import { FeedLog } from "../src/services/feeds";
@@ -97,6 +98,8 @@ interface Statement {
 async function rawReplayer(store: SearchStore, database: "sqlite" | "postgres") {
   if (database === "sqlite") {
     const db = new BetterSqlite3(store.file!, { readonly: true });
+    // As on provgraph's read connections: a lane's rest calls it (statement-stop.ts).
+    registerStopFunction(db);
     const prepared = new Map<string, BetterSqlite3.Statement>();
     return {
       reader: {

@@ -12,6 +12,7 @@ import { attachDirectStatements, type DirectStatements, directStatementsOver, ty
 import { followPlanModes } from "./plan-modes";
 import { keepsPreparedStatements, preparedStatementName } from "./prepared-statements";
 import { reuseAdapterStatements } from "./reused-statements";
+import { registerStopFunction } from "./statement-stop";
 import { serializeStatements } from "./serialized-transaction";
 import { turnBeforeStatement } from "./statement-turns";
 import { hasTransactionEnded, markTransactionEnded } from "./transaction-ends";
@@ -235,6 +236,8 @@ function sqliteReadClient(file: string, countStatement: () => void, slot: Adapte
   // Each connection prepares a SQL text once (reused-statements.ts): the adapter would prepare every statement it runs.
   const onConnect = (adapter: SqlDriverAdapter) => {
     reuseAdapterStatements(adapter);
+    // A long statement of a heavy read can end itself (statement-stop.ts).
+    registerStopFunction((adapter as unknown as { client?: unknown }).client);
     return adapter.executeScript("PRAGMA temp_store = MEMORY");
   };
   return new SqlitePrismaClient({

@@ -1,5 +1,7 @@
 import { searchPage } from "../../src/services/discovery";
-import { INLINE_CANDIDATES } from "../../src/services/discovery/search";
+import { whileStoppable } from "../../src/db/statement-stop";
+import { RequestAbortedError } from "../../src/services/errors";
+import { INLINE_CANDIDATES, type LaneRest, laneRestRows } from "../../src/services/discovery/search";
 import { createTestApp, type TestApp } from "../support/test-app";
 import { draft, generator, recordOk, registerOperation } from "../support/recording";
 import { testProvider } from "../support/test-database";
@@ -92,6 +94,23 @@ describe("a search lane over many candidates", () => {
     expect(heavyReads.stats().completed).toBe(before.completed);
     // The next search is answered as before.
     expect(labelsOf(await page("art", 6)).slice(0, 3).sort()).toEqual(["WORD archive/artwork-3.csv", "WORD old/artwork-1.csv", "WORD old/artwork-2.csv"]);
+  });
+
+  test("SQLite: a lane's rest is one statement that ends itself when the check its thread sets throws (the read's budget, its client)", async () => {
+    const rests: LaneRest[] = [];
+    const database = t.app.database;
+    const reader = { provider: database.provider, readRows: database.readRows.bind(database), readLaneRest: async (rest: LaneRest) => (rests.push(rest), laneRestRows(database, rest)) };
+    const everything = async (subjects: readonly unknown[]) => subjects.map(() => true);
+    await searchPage(reader, { query: "art", kinds: ["ARTIFACT"], first: 6, canRead: everything });
+    // PostgreSQL reads its lanes by windows and indexes: no rest.
+    expect(rests).toHaveLength(testProvider === "sqlite" ? 1 : 0);
+    for (const rest of rests) {
+      const gone = () => {
+        throw new RequestAbortedError();
+      };
+      await expect(whileStoppable(gone, () => laneRestRows(database, rest))).rejects.toMatchObject({ code: "REQUEST_ABORTED" });
+      expect((await laneRestRows(database, rest)).map((row) => row.label).sort()).toEqual(["archive/artwork-3.csv", "old/artwork-1.csv", "old/artwork-2.csv"]);
+    }
   });
 
   test("pages of one list what one page of eight lists, each once", async () => {

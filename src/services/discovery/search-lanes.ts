@@ -6,6 +6,7 @@ import { isSeparatorCode, prefixUpperBound, type SearchRank, START_MARK, WORD_MA
 import { postgresCompared, sqliteCompared, sqliteFold } from "./search-text-sql";
 import { SEARCHED_LENGTH } from "./search-documents";
 import type { DatabaseProvider } from "../../db/database-url";
+import { stopCheckSql } from "../../db/statement-stop";
 import { Params } from "./sql-runner";
 
 /**
@@ -306,7 +307,8 @@ export function sqliteLaneSql(
   const table = searchedTable(lane.field);
   // Bound in the statement's order: SQLite's parameters are positional.
   if (candidates === null) {
-    const where = `"${table}" MATCH ${params.bind(lookup)} AND t.rowid >= ${params.bind(low)} AND t.rowid < ${params.bind(range.high)} AND ${inLaneSql("sqlite", params, phrases, index, ids)}`;
+    // The rest of a lane, over any number of candidates (search.ts laneRestRows): it can end itself (statement-stop.ts: its thread's budget, and whether its client went away).
+    const where = `"${table}" MATCH ${params.bind(lookup)} AND t.rowid >= ${params.bind(low)} AND t.rowid < ${params.bind(range.high)} AND ${stopCheckSql("t.rowid")} AND ${inLaneSql("sqlite", params, phrases, index, ids)}`;
     return { sql: `SELECT ${ENTRY_SELECT} FROM "${table}" t JOIN "SearchEntry" e ON e."id" = t.rowid WHERE ${where} ORDER BY t.rowid LIMIT ${params.bind(limit)}`, params: params.values };
   }
   if (!streamed) {

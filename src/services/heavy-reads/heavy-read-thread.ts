@@ -27,6 +27,7 @@ export default async function runHeavyRead(task: HeavyReadTask): Promise<HeavyRe
     database: openReadDatabase(data.databaseUrl, { readUrl: data.readUrl, statementTimeoutMs: data.statementTimeoutMs }),
     readers: new Map(),
     maxResultNodes: data.maxResultNodes,
+    stoppableStatements: true,
   };
   if (task.name === WARM_UP.name) {
     await runtime.database.reader.$connect();

@@ -1,5 +1,6 @@
 import { ProvenanceError } from "../../../plugins/errors";
 import type { ReadDatabase } from "../../db/client";
+import { whileStoppable } from "../../db/statement-stop";
 import { databaseOutageOf, RequestAbortedError } from "../errors";
 import { QueryTimeoutError, type ReportedError } from "./errors";
 import type { HeavyReadContext, HeavyReadJobs } from "./heavy-read-job";
@@ -29,6 +30,11 @@ export interface HeavyReadRuntime {
   database: ReadDatabase;
   readers: Map<unknown, unknown>;
   maxResultNodes: number;
+  /**
+   * A thread's, running one task at a time: a long SQLite statement of the task checks its budget and
+   * its client as it runs (statement-stop.ts). Not on the event loop, where tasks interleave.
+   */
+  stoppableStatements?: boolean;
 }
 
 /** Runs a task's job over the runtime's database; never throws (the outcome says how it went). */
@@ -54,7 +60,7 @@ export async function runJob(jobs: HeavyReadJobs, runtime: HeavyReadRuntime, tas
   };
   try {
     ctx.checkDeadline();
-    const value = await job(task.args, ctx);
+    const value = runtime.stoppableStatements ? await whileStoppable(ctx.checkDeadline, () => job(task.args, ctx)) : await job(task.args, ctx);
     // An answer ready only after the deadline is not answered: the budget bounds what the client waits for, not just where the work looks at the clock.
     ctx.checkDeadline();
     return { ok: true, value, statements: statements() };
