@@ -2,11 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { Piscina } from "piscina";
 import type { ReadDatabase } from "../../db/client";
+import { RequestAbortedError } from "../errors";
 import { type AnswerPieces, joinedAnswer } from "./answer-pieces";
 import { QueryTimeoutError, type ReportedError, revive } from "./errors";
 import type { HeavyReadThreadData } from "./heavy-read-thread";
 import { HEAVY_READS, type HeavyReadArgs, type HeavyReadName, type HeavyReadResult } from "./registered-reads";
-import { stopIfAborted } from "../errors";
 import { type HeavyReadOutcome, type HeavyReadRuntime, type HeavyReadTask, report, runJob, WARM_UP } from "./run-job";
 
 export interface HeavyReadsOptions {
@@ -103,9 +103,10 @@ export class HeavyReads {
 
   /** Runs a heavy read by name within the request's budget (default: a budget of its own, QUERY_BUDGET_MS). */
   async run<N extends HeavyReadName>(name: N, args: HeavyReadArgs<N>, budget: RequestBudget = new RequestBudget(this.options.budgetMs)): Promise<HeavyReadResult<N>> {
+    // Its client already gone: not even queued.
     if (budget.signal?.aborted) {
       this.abandoned += 1;
-      stopIfAborted(budget.signal);
+      throw new RequestAbortedError();
     }
     this.running += 1;
     let outcome: HeavyReadOutcome;
