@@ -164,8 +164,7 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
   const start = request.after ? parsePosition(request.after, plan.fingerprint) : null;
   if (request.after && !start) throw new InvalidPositionError();
   const need = request.first + 1;
-  if (reader.provider === "postgres") plan.trigramCharacters = await trigramCharactersOf(reader);
-  const reading = stoppedBy(reader, request.signal);
+  const reading = await readingFor(reader, plan, request.signal);
   const found = await readLanes(reading, plan, start, need, request.canRead);
   const page = found.slice(0, request.first);
   return { hits: await hitsOf(reading, plan, page), hasNextPage: found.length > request.first };
@@ -174,17 +173,18 @@ export async function searchPage(reader: SearchReader, request: SearchRequest): 
 /** How many hits a query has, counted up to `cap` (null above it). */
 export async function countHits(reader: SearchReader, request: Omit<SearchRequest, "first" | "after">, cap: number): Promise<number | null> {
   const plan = planOf(checkedQuery("query", request.query), request.kinds ?? null);
-  if (reader.provider === "postgres") plan.trigramCharacters = await trigramCharactersOf(reader);
-  const count = (await readLanes(stoppedBy(reader, request.signal), plan, null, cap + 1, request.canRead)).length;
+  const count = (await readLanes(await readingFor(reader, plan, request.signal), plan, null, cap + 1, request.canRead)).length;
   return count > cap ? null : count;
 }
 
 /**
  * The reader a request's search reads through: once the request's signal aborts (its client went
  * away), the next statement is not run and the search ends with RequestAbortedError; a lane's rest
- * takes the signal along (its heavy read stops too: HeavyReads.run).
+ * takes the signal along (its heavy read stops itself: HeavyReads.run). The plan gets PostgreSQL's
+ * trigram characters first, asked of `reader` itself (they are kept per reader).
  */
-function stoppedBy(reader: SearchReader, signal: AbortSignal | undefined): SearchReader {
+async function readingFor(reader: SearchReader, plan: Plan, signal: AbortSignal | undefined): Promise<SearchReader> {
+  if (reader.provider === "postgres") plan.trigramCharacters = await trigramCharactersOf(reader);
   if (!signal) return reader;
   const { readLaneRest } = reader;
   return {
@@ -193,14 +193,7 @@ function stoppedBy(reader: SearchReader, signal: AbortSignal | undefined): Searc
       stopIfAborted(signal);
       return reader.readRows(sql, params);
     },
-    ...(readLaneRest
-      ? {
-          readLaneRest: (rest: LaneRest) => {
-            stopIfAborted(signal);
-            return readLaneRest(rest, signal);
-          },
-        }
-      : {}),
+    ...(readLaneRest ? { readLaneRest: (rest: LaneRest) => readLaneRest(rest, signal) } : {}),
   };
 }
 
