@@ -2,6 +2,9 @@ import { searchPage } from "../../src/services/discovery";
 import { whileStoppable } from "../../src/db/statement-stop";
 import { RequestAbortedError } from "../../src/services/errors";
 import { INLINE_CANDIDATES, type LaneRest, laneRestRows } from "../../src/services/discovery/search";
+import { REST_COUNT_CAP, restCountSql } from "../../src/services/discovery/search-lanes";
+import { ftsPhrase } from "../../src/services/discovery/search-phrases";
+import { WORD_MARK } from "../../src/services/discovery/search-text";
 import { createTestApp, type TestApp } from "../support/test-app";
 import { draft, generator, recordOk, registerOperation } from "../support/recording";
 import { testProvider } from "../support/test-database";
@@ -96,7 +99,7 @@ describe("a search lane over many candidates", () => {
     expect(labelsOf(await page("art", 6)).slice(0, 3).sort()).toEqual(["WORD archive/artwork-3.csv", "WORD old/artwork-1.csv", "WORD old/artwork-2.csv"]);
   });
 
-  test("SQLite: a lane's rest is one statement that ends itself when the check its thread sets throws (the read's budget, its client)", async () => {
+  test("SQLite: a lane's rest ends itself when the check its thread sets throws (the read's budget, its client), and counts what it reads by", async () => {
     const rests: LaneRest[] = [];
     const database = t.app.database;
     const reader = { provider: database.provider, readRows: database.readRows.bind(database), readLaneRest: async (rest: LaneRest) => (rests.push(rest), laneRestRows(database, rest)) };
@@ -110,6 +113,17 @@ describe("a search lane over many candidates", () => {
       };
       await expect(whileStoppable(gone, () => laneRestRows(database, rest))).rejects.toMatchObject({ code: "REQUEST_ABORTED" });
       expect((await laneRestRows(database, rest)).map((row) => row.label).sort()).toEqual(["archive/artwork-3.csv", "old/artwork-1.csv", "old/artwork-2.csv"]);
+      // What the rest counts to choose its lookup (restLookup): the texts after it each query finds, up to the cap.
+      const queries = [rest.lookup, ftsPhrase("art"), ftsPhrase(`${WORD_MARK}ar`), ftsPhrase("zzz")];
+      const plain = async (query: string) => Number((await database.readRows(`SELECT count(*) FROM "SearchLabelText" WHERE "SearchLabelText" MATCH ? AND rowid > ? AND rowid < ?`, [query, rest.after, rest.range.high])).rows[0][0]);
+      const expected = await Promise.all(queries.map(plain));
+      expect(expected.slice(0, 3).every((n) => n > 100)).toBe(true);
+      const counted = async (cap: number) => {
+        const statement = restCountSql("SearchLabelText", queries, rest.after, rest.range.high, cap);
+        return (await database.readRows(statement.sql, statement.params)).rows.map(([i, n]) => [Number(i), Number(n)]);
+      };
+      expect(await counted(REST_COUNT_CAP)).toEqual(expected.map((n, i) => [i, n]));
+      expect(await counted(100)).toEqual(expected.map((n, i) => [i, Math.min(n, 100)]));
     }
   });
 

@@ -693,6 +693,26 @@ export function probeSql(table: string, queries: readonly string[]): { sql: stri
   return { sql, params: [...queries] };
 }
 
+/**
+ * How many texts a lane's rest (search.ts restLookup) counts at most for its lookup or a trigram:
+ * past that they are many. Counting walks FTS5's doclists: 4–5 ms to the cap for a common trigram on
+ * the benchmark's store, 8–10 ms for a lookup of three.
+ */
+export const REST_COUNT_CAP = 65_536;
+
+/**
+ * SQLite: for each FTS5 query, how many texts after `after` and before `high` it finds, up to `cap`
+ * (REST_COUNT_CAP at most), in one statement, which can end itself as the rest's does
+ * (statement-stop.ts). A probe reads only the newest PROBE_CAP texts, which tell how densely a trigram
+ * lies where a lane starts, not how many texts hold it.
+ */
+export function restCountSql(table: string, queries: readonly string[], after: number, high: number, cap = REST_COUNT_CAP): { sql: string; params: unknown[] } {
+  const sql = queries
+    .map((_, i) => `SELECT ${i} AS "i", count(*) AS "n" FROM (SELECT rowid FROM "${table}" WHERE "${table}" MATCH ? AND rowid > ? AND rowid < ? AND ${stopCheckSql("rowid")} LIMIT ${Math.min(Math.max(1, Math.floor(cap)), REST_COUNT_CAP)})`)
+    .join(" UNION ALL ");
+  return { sql, params: queries.flatMap((query) => [query, after, high]) };
+}
+
 /** What an indexed text holds just before a word mark: the start mark, or a separator (each is followed by one; the text holds no other mark). */
 const BEFORE_A_WORD = [START_MARK, ...Array.from({ length: 0x80 - 4 }, (_, i) => String.fromCharCode(4 + i)).filter((c) => isSeparatorCode(c.charCodeAt(0)))];
 

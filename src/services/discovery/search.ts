@@ -33,6 +33,8 @@ import {
   type WordsLookup,
   RARE_FRAGMENT,
   probeSql,
+  restCountSql,
+  REST_COUNT_CAP,
   byRarity,
   wordStartQuery,
   trigramsOf,
@@ -473,6 +475,8 @@ export interface LaneRest {
   limit: number;
   /** The FTS5 query for the candidates (candidateQuery). */
   lookup: string;
+  /** A WORD or SUBSTRING lane's: the candidates its statements read before the rest, and its entries among them (restLookup). */
+  read?: { candidates: number; entries: number };
 }
 
 /**
@@ -483,6 +487,7 @@ export interface LaneRest {
 async function sqliteLaneRows(reader: SearchReader, plan: Plan, index: number, run: { low: number; high: number }, from: number | null, limit: number, lookup: string): Promise<EntryRow[]> {
   const found: EntryRow[] = [];
   let after = from;
+  let candidates = 0;
   for (;;) {
     const statement = sqliteLaneSql(plan.phrases, index, run, after, limit - found.length, plan.ids, lookup, INLINE_CANDIDATES, true);
     const { rows, marker } = slicedRows(await reader.readRows(statement.sql, statement.params), limit - found.length);
@@ -490,9 +495,10 @@ async function sqliteLaneRows(reader: SearchReader, plan: Plan, index: number, r
     // Every entry wanted, or every candidate read.
     if (!marker || marker.candidates < INLINE_CANDIDATES) return found;
     after = marker.last;
+    candidates += marker.candidates;
     if (rows.length < limit - found.length) break;
   }
-  const rest: LaneRest = { query: plan.query, index, range: { low: run.low, high: run.high }, after, limit: limit - found.length, lookup };
+  const rest: LaneRest = { query: plan.query, index, range: { low: run.low, high: run.high }, after, limit: limit - found.length, lookup, read: { candidates, entries: found.length } };
   return [...found, ...(await (reader.readLaneRest ? reader.readLaneRest(rest) : laneRestRows(reader, rest)))];
 }
 
@@ -511,8 +517,59 @@ function slicedRows(read: RawRows, limit: number): { rows: EntryRow[]; marker: {
 /** SQLite: the rest of a lane (LaneRest), every candidate after the last read, in one statement: in a heavy-read thread, or on the event loop without one. */
 export async function laneRestRows(reader: Pick<SearchReader, "provider" | "readRows">, rest: LaneRest): Promise<EntryRow[]> {
   const phrases = queryPhrases(rest.query);
-  const statement = sqliteLaneSql(phrases, rest.index, rest.range, rest.after, rest.limit, idQueryOf(phrases.folded), rest.lookup);
+  const lookup = await restLookup(reader, rest, phrases);
+  if (lookup === null) return [];
+  const statement = sqliteLaneSql(phrases, rest.index, rest.range, rest.after, rest.limit, idQueryOf(phrases.folded), lookup);
   return (await reader.readRows(statement.sql, statement.params)).rows.map(entryRow);
+}
+
+/**
+ * A WORD or SUBSTRING lane's rest counts its trigrams (restLookup) only where it would read more
+ * candidates than this: about as many as counting them costs (4–8 ms a common trigram, some 45 ms for
+ * a phrase's eight, where the rest reads and checks a candidate in about 2.7 µs).
+ */
+const REST_COUNTED = 16_384;
+/**
+ * The most trigrams a lane's rest counts (restLookup): a long phrase's cost much to count (the 13 of
+ * `models/support_tickets/2024-11-15`, common all, 100 ms) and give the probes as many to choose among.
+ */
+const MAX_COUNTED_TRIGRAMS = 8;
+
+/**
+ * SQLite: the FTS5 query for a WORD or SUBSTRING lane's rest (null: it holds no entry). Its first
+ * candidates were looked up by the trigrams sparsest among the newest texts (candidateLookup, by
+ * probes), which may be common further on: `les/202` at a word's start took `es/`, `s/` and `/2`, held
+ * together by 363,000 names (every `…files/2024-…`), where `les` and `le` at a word's start are in
+ * 60,000 names each and together in none; the rest read and refused all 363,000, about a second. So a
+ * rest that would read many candidates counts them (restCountSql) and, where fewer texts of the rest
+ * hold one of the phrase's trigrams, is looked up by the trigrams fewest hold. Not where its entries
+ * were dense among the candidates read (it ends at its limit soon), or where the lookup already holds
+ * every trigram, or the phrase has more than MAX_COUNTED_TRIGRAMS; nor in a WORDS lane, looked up by
+ * each word. Counting costs a rest it does not help 5–50 ms.
+ */
+async function restLookup(reader: Pick<SearchReader, "readRows">, rest: LaneRest, phrases: QueryPhrases): Promise<string | null> {
+  const lane = LANES[rest.index];
+  if (lane.source !== "entry" || (lane.rank !== "WORD" && lane.rank !== "SUBSTRING") || !rest.read) return rest.lookup;
+  if (rest.read.entries > 0 && (rest.limit * rest.read.candidates) / rest.read.entries <= REST_COUNTED) return rest.lookup;
+  const trigrams = trigramsOf([phrases.phrase[lane.rank]]);
+  // A lookup by every trigram of the phrase (`art`: two) is the one any count would choose.
+  const looked = new Set(rest.lookup.split(" AND "));
+  if (trigrams.length > MAX_COUNTED_TRIGRAMS || trigrams.every((trigram) => looked.has(ftsPhrase(trigram)))) return rest.lookup;
+  const table = searchedTable(lane.field as "label" | "guarded");
+  const counts = async (queries: readonly string[], cap: number) => {
+    const statement = restCountSql(table, queries, rest.after, rest.range.high, cap);
+    const found = queries.map(() => cap);
+    for (const [i, n] of (await reader.readRows(statement.sql, statement.params)).rows) found[Number(i)] = Number(n);
+    return found;
+  };
+  const [own] = await counts([rest.lookup], REST_COUNT_CAP);
+  if (own === 0) return null;
+  if (own <= REST_COUNTED) return rest.lookup;
+  // A trigram held by as many texts as the lookup finds is of no use: each counted up to that.
+  const held = await counts(trigrams.map(ftsPhrase), own);
+  if (held.every((n) => n >= own)) return rest.lookup;
+  // Counts alike are taken as probes alike: among them, both ends of the phrase first.
+  return candidateQuery(trigrams, held.map((n) => ({ n, reach: 0 })));
 }
 
 /** Entries of a kind a PostgreSQL lane reads first by the primary key, before it decides how to read on. */
