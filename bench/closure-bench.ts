@@ -3,6 +3,7 @@ import pg from "pg";
 import { pgSessionOptions } from "../src/db/client";
 import { MAX_CLOSURE_NODES, planClosure } from "../src/services/lineage/closure";
 import { closureStatement } from "../src/services/lineage/closure-sql";
+import { registerStopFunction } from "../src/db/statement-stop";
 import type { LineageDirection } from "../src/services/lineage/lineage-records";
 import { pgStore, sqliteStore, type Store, type StoreSize } from "./closure-store";
 import { graphqlClient, type GraphQLClient } from "./http-client";
@@ -73,6 +74,8 @@ export async function rawClosureRunner(store: Store, database: "sqlite" | "postg
   const count = (rows: { row: string }[]): ClosureSize => ({ nodes: rows.filter((r) => r.row === "node").length, edges: rows.filter((r) => r.row === "edge").length, truncated: false });
   if (database === "sqlite") {
     const db = new BetterSqlite3(store.file!, { readonly: true });
+    // As on provgraph's connections: the walk calls it (statement-stop.ts).
+    registerStopFunction(db);
     const prepared = new Map<string, BetterSqlite3.Statement>();
     return {
       run: (root: string, direction: LineageDirection, maxDepth: number | null = null) => {

@@ -5,6 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { buildApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { migrateDatabase } from "../src/db/migrate";
+import { registerStopFunction } from "../src/db/statement-stop";
 import { EVIDENCE_WALK_BUDGET, evidenceStatement, tagFlowStatement } from "../src/services/compliance";
 import { artifactIdFor, newRunId, operationIdFor } from "../src/services/ids";
 
@@ -46,6 +47,8 @@ export async function runComplianceBench(options: { quick: boolean; log: (line: 
   await migrateDatabase(`file:${file}`);
   const raw = new BetterSqlite3(file);
   raw.pragma("journal_mode = WAL");
+  // As on provgraph's connections: the evidence walk calls it (statement-stop.ts).
+  registerStopFunction(raw);
   const seeded = seed(raw, { hops, width, fanIn });
 
   const app = await buildApp(loadConfig({ DATABASE_URL: `file:${file}`, PORT: "0", LOG_LEVEL: "silent" }));

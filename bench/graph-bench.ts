@@ -5,6 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { pgSessionOptions } from "../src/db/client";
 import { migrateDatabase } from "../src/db/migrate";
+import { registerStopFunction } from "../src/db/statement-stop";
 import { preparedStatementName } from "../src/db/prepared-statements";
 import type { RawRows } from "../src/db/direct-statements";
 import { artifactIdFor, digest40, operationIdFor, specIdFrom } from "../src/services/ids";
@@ -124,6 +125,8 @@ interface Recorded {
 async function rawClient(database: "sqlite" | "postgres", url: string, file: string | null) {
   if (database === "sqlite") {
     const db = new BetterSqlite3(file!, { readonly: true });
+    // As on provgraph's connections: the walks call it (statement-stop.ts).
+    registerStopFunction(db);
     const prepared = new Map<string, BetterSqlite3.Statement>();
     const run = (sql: string, params: readonly unknown[]): RawRows => {
       let st = prepared.get(sql);

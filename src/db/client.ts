@@ -133,6 +133,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const synchronous = options.sqliteSynchronous ?? "NORMAL";
     const onWriterConnect = (adapter: SqlDriverAdapter) => {
       reuseAdapterStatements(adapter);
+      // The walks' statements call the stop function wherever they run (statement-stop.ts); on the event loop it checks nothing.
+      registerStopFunction((adapter as unknown as { client?: unknown }).client);
       return adapter.executeScript(`PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864; PRAGMA synchronous = ${synchronous}`);
     };
     prisma = new SqlitePrismaClient({

@@ -3,6 +3,7 @@ import { jsonListSelect } from "../../db/json-list";
 import type { LineageDirection } from "../lineage";
 import type { ColumnEdgeType } from "./column-records";
 import { placeholders, type Statement } from "../../db/sql-statement";
+import { stopCheckSql } from "../../db/statement-stop";
 
 /**
  * The one recursive statement behind a column closure, portable between SQLite and PostgreSQL in
@@ -88,8 +89,9 @@ export function columnClosureStatement(provider: DatabaseProvider, o: ColumnClos
     sql += `CROSS JOIN LATERAL (SELECT e."sourceId", e."sourceField", e."targetId", e."targetField" FROM "ColumnEdge" e WHERE ${at("w")}${typeFilter()} OFFSET 0) e`;
     if (depth) sql += ` WHERE w.depth < ${o.depthBound}`;
   } else {
-    sql += `JOIN "ColumnEdge" e ON ${at("w")}${typeFilter()}`;
-    if (depth) sql += ` WHERE w.depth < ${o.depthBound}`;
+    // The stop function on about one edge in 256, here and in the edges among the members (statement-stop.ts, as the artifacts' walk: closure-sql.ts).
+    sql += `JOIN "ColumnEdge" e ON ${at("w")}${typeFilter()} WHERE ${stopCheckSql("e.id")}`;
+    if (depth) sql += ` AND w.depth < ${o.depthBound}`;
   }
   sql += provider === "sqlite" ? `${depth ? " ORDER BY 3" : ""} LIMIT ${o.budget}), ` : `), `;
   sql += `steps AS (SELECT * FROM walk${provider === "sqlite" ? "" : ` LIMIT ${o.budget}`}), `;
@@ -123,7 +125,7 @@ export function columnClosureStatement(provider: DatabaseProvider, o: ColumnClos
   });
   sql += lateral
     ? ` FROM members m CROSS JOIN LATERAL (SELECT * FROM "ColumnEdge" e WHERE ${at("m")}${typeFilter()} OFFSET 0) e`
-    : ` FROM members m JOIN "ColumnEdge" e ON ${at("m")}${typeFilter()}`;
+    : ` FROM members m JOIN "ColumnEdge" e ON ${at("m")}${typeFilter()} WHERE ${stopCheckSql("e.id")}`;
   sql += select({ row: `'meta'`, n2: "(SELECT COUNT(*) FROM steps)" });
   return { sql, params };
 }

@@ -1,5 +1,6 @@
 import type { DatabaseProvider } from "../../db/database-url";
 import { placeholders, type Statement } from "../../db/sql-statement";
+import { stopCheckSql } from "../../db/statement-stop";
 
 /**
  * The one recursive statement behind an evidence package (seed "The evidence package"): the
@@ -77,11 +78,14 @@ export function evidenceStatement(provider: DatabaseProvider, o: EvidenceStateme
   const usedByThen = (u: string) => (o.asOf ? ` AND (${u}."createdAt" IS NULL OR ${u}."createdAt" <= ${bind(o.asOf)})` : "");
 
   const kind = o.root.field === null ? "A" : "C";
+  // SQLite: the stop function on about one edge in 256 of the walk and of the edges among what it
+  // reached (statement-stop.ts, as the closures' walks).
+  const stop = (id: string) => (provider === "sqlite" ? ` AND ${stopCheckSql(id)}` : "");
   let sql = `WITH RECURSIVE walk(kind, node, field) AS (SELECT CAST(${bind(kind)} AS TEXT), CAST(${bind(o.root.artifactId)} AS TEXT), CAST(${bind(o.root.field ?? "")} AS TEXT)`;
   if (provider === "sqlite") {
-    sql += ` UNION SELECT 'A', p."sourceId", '' FROM walk w JOIN "ProvenanceEdge" p ON p."targetId" = w.node WHERE w.kind = 'A'${asOf("p")}`;
-    sql += ` UNION SELECT 'C', e."sourceId", e."sourceField" FROM walk w JOIN "ColumnEdge" e ON ${intoColumn("e", "w")} WHERE w.kind = 'C'${asOf("e")}`;
-    sql += ` UNION SELECT 'A', p."sourceId", '' FROM walk w JOIN "ProvenanceEdge" p ON p."targetId" = w.node WHERE w.kind = 'C' AND ${opaque("w")}${asOf("p")}`;
+    sql += ` UNION SELECT 'A', p."sourceId", '' FROM walk w JOIN "ProvenanceEdge" p ON p."targetId" = w.node WHERE w.kind = 'A'${stop("p.id")}${asOf("p")}`;
+    sql += ` UNION SELECT 'C', e."sourceId", e."sourceField" FROM walk w JOIN "ColumnEdge" e ON ${intoColumn("e", "w")} WHERE w.kind = 'C'${stop("e.id")}${asOf("e")}`;
+    sql += ` UNION SELECT 'A', p."sourceId", '' FROM walk w JOIN "ProvenanceEdge" p ON p."targetId" = w.node WHERE w.kind = 'C'${stop("p.id")} AND ${opaque("w")}${asOf("p")}`;
     sql += ` LIMIT ${o.budget}), steps AS (SELECT * FROM walk), `;
   } else {
     sql +=
@@ -96,9 +100,9 @@ export function evidenceStatement(provider: DatabaseProvider, o: EvidenceStateme
   sql +=
     `edges AS (` +
     `SELECT 'A' AS layer, p."sourceId" AS "sourceId", CAST(NULL AS TEXT) AS "sourceField", p."targetId" AS "targetId", CAST(NULL AS TEXT) AS "targetField", p."runId" AS "runId", p.kind AS "edgeKind", CAST(NULL AS TEXT) AS subtype ` +
-    `FROM members m JOIN "ProvenanceEdge" p ON p."targetId" = m.node WHERE m.kind = 'A'${asOf("p")} ` +
-    `UNION SELECT 'C', e."sourceId", e."sourceField", e."targetId", e."targetField", e."runId", e.type, e.subtype FROM members m JOIN "ColumnEdge" e ON ${intoColumn("e", "m")} WHERE m.kind = 'C'${asOf("e")} ` +
-    `UNION SELECT 'A', p."sourceId", NULL, p."targetId", NULL, p."runId", p.kind, NULL FROM members m JOIN "ProvenanceEdge" p ON p."targetId" = m.node WHERE m.kind = 'C' AND ${opaque("m")}${asOf("p")}` +
+    `FROM members m JOIN "ProvenanceEdge" p ON p."targetId" = m.node WHERE m.kind = 'A'${stop("p.id")}${asOf("p")} ` +
+    `UNION SELECT 'C', e."sourceId", e."sourceField", e."targetId", e."targetField", e."runId", e.type, e.subtype FROM members m JOIN "ColumnEdge" e ON ${intoColumn("e", "m")} WHERE m.kind = 'C'${stop("e.id")}${asOf("e")} ` +
+    `UNION SELECT 'A', p."sourceId", NULL, p."targetId", NULL, p."runId", p.kind, NULL FROM members m JOIN "ProvenanceEdge" p ON p."targetId" = m.node WHERE m.kind = 'C'${stop("p.id")} AND ${opaque("m")}${asOf("p")}` +
     `), runs AS (SELECT DISTINCT "runId" FROM edges) `;
 
   let branches = 0;

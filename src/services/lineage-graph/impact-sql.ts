@@ -3,6 +3,7 @@ import type { Statement } from "../../db/sql-statement";
 import { columnEdgeConditions, edgeConditions, type LineageFilters, linkConditions } from "./lineage-filters";
 import { StatementParams } from "./read-client";
 import { UnionRows } from "./union-rows";
+import { stopCheckSql } from "../../db/statement-stop";
 
 const IMPACT_COLUMNS = {
   row: "TEXT",
@@ -55,31 +56,34 @@ export function impactWalkStatement(provider: DatabaseProvider, o: ImpactWalkOpt
   sql += `, seeds(node, depth) AS (SELECT node, 0 FROM roots UNION ${runSeeds})`;
   sql += `, walk(node${depth ? ", depth" : ""}) AS (SELECT node${depth ? ", depth" : ""} FROM seeds UNION SELECT e.${far}${depth ? ", w.depth + 1" : ""} FROM walk w `;
   const bound = depth ? ` w.depth < ${o.maxDepth}` : "";
+  // SQLite: the stop function on about one row in 256 of the walk and of each join over what it
+  // reached, which take longer than the walk (statement-stop.ts, as the closures' walks).
+  const stop = (rowid: string) => (lateral ? "" : ` AND ${stopCheckSql(rowid)}`);
   sql += lateral
     ? `CROSS JOIN LATERAL (SELECT e.${far} FROM "ProvenanceEdge" e WHERE e.${near} = w.node${edgeConditions(p, f, "e")} OFFSET 0) e${depth ? ` WHERE${bound}` : ""}`
-    : `JOIN "ProvenanceEdge" e ON e.${near} = w.node WHERE 1 = 1${depth ? ` AND${bound}` : ""}${edgeConditions(p, f, "e")}${depth ? " ORDER BY 2" : ""} LIMIT ${o.budget}`;
+    : `JOIN "ProvenanceEdge" e ON e.${near} = w.node WHERE 1 = 1${stop("e.id")}${depth ? ` AND${bound}` : ""}${edgeConditions(p, f, "e")}${depth ? " ORDER BY 2" : ""} LIMIT ${o.budget}`;
   sql += `)`;
   sql += `, steps AS (SELECT * FROM walk${lateral ? ` LIMIT ${o.budget}` : ""})`;
   sql += `, reached(node) AS (SELECT DISTINCT node FROM steps)`;
   // Runs beside the reached artifacts on the walking side: by links, and by the edges walked.
   sql +=
-    `, besides(node, run) AS (SELECT l."artifactId", l."runId" FROM reached m JOIN "ExecutionArtifact" l ON l."artifactId" = m.node AND l.direction = '${o.upstream ? "PRODUCED" : "CONSUMED"}' WHERE 1 = 1${linkConditions(p, f, "l")} ` +
-    `UNION SELECT e.${near}, e."runId" FROM reached m JOIN "ProvenanceEdge" e ON e.${near} = m.node WHERE 1 = 1${edgeConditions(p, f, "e")})`;
+    `, besides(node, run) AS (SELECT l."artifactId", l."runId" FROM reached m JOIN "ExecutionArtifact" l ON l."artifactId" = m.node AND l.direction = '${o.upstream ? "PRODUCED" : "CONSUMED"}' WHERE 1 = 1${stop("l.rowid")}${linkConditions(p, f, "l")} ` +
+    `UNION SELECT e.${near}, e."runId" FROM reached m JOIN "ProvenanceEdge" e ON e.${near} = m.node WHERE 1 = 1${stop("e.id")}${edgeConditions(p, f, "e")})`;
   sql += `, runs(run) AS (SELECT DISTINCT run FROM besides)`;
   const rows = new UnionRows(IMPACT_COLUMNS);
   sql += ` ${rows.select({ row: `'node'`, id: "m.node" })} FROM reached m`;
   sql += `${rows.select({ row: `'seed'`, id: "s.node", n: "s.depth" })} FROM seeds s`;
   sql += `${rows.select({ row: `'edge'`, id: `e.${near}`, other: `e.${far}`, runId: `e."runId"` })} FROM reached m JOIN "ProvenanceEdge" e ON e.${near} = m.node`;
-  sql += ` WHERE e.${far} IN (SELECT node FROM reached)${edgeConditions(p, f, "e")}`;
+  sql += ` WHERE e.${far} IN (SELECT node FROM reached)${stop("e.id")}${edgeConditions(p, f, "e")}`;
   sql += `${rows.select({ row: `'link'`, id: "b.node", runId: "b.run" })} FROM besides b`;
-  sql += `${rows.select({ row: `'art'`, id: "a.id", namespace: `a."datasetNamespace"`, name: `a."datasetName"` })} FROM reached m JOIN "Artifact" a ON a.id = m.node`;
+  sql += `${rows.select({ row: `'art'`, id: "a.id", namespace: `a."datasetNamespace"`, name: `a."datasetName"` })} FROM reached m JOIN "Artifact" a ON a.id = m.node WHERE 1 = 1${stop("a.rowid")}`;
   sql += `${rows.select({ row: `'run'`, id: "r.run", other: `x."operationId"`, pipeline: "x.pipeline" })} FROM runs r LEFT JOIN "Execution" x ON x."runId" = r.run`;
   // The columns of the dataset versions reached: from their schemas and from the edges that name them.
   sql +=
     `${rows.select({ row: `'columns'`, id: "c.artifact", n: "COUNT(*)" })} FROM (` +
-    `SELECT d."artifactId" AS artifact, d.field AS field FROM reached m JOIN "DatasetColumn" d ON d."artifactId" = m.node ` +
-    `UNION SELECT e."sourceId", e."sourceField" FROM reached m JOIN "ColumnEdge" e ON e."sourceId" = m.node WHERE 1 = 1${columnEdgeConditions(p, f, "e")} ` +
-    `UNION SELECT e."targetId", e."targetField" FROM reached m JOIN "ColumnEdge" e ON e."targetId" = m.node WHERE e."targetField" IS NOT NULL${columnEdgeConditions(p, f, "e")}) c GROUP BY c.artifact`;
+    `SELECT d."artifactId" AS artifact, d.field AS field FROM reached m JOIN "DatasetColumn" d ON d."artifactId" = m.node WHERE 1 = 1${stop("d.rowid")} ` +
+    `UNION SELECT e."sourceId", e."sourceField" FROM reached m JOIN "ColumnEdge" e ON e."sourceId" = m.node WHERE 1 = 1${stop("e.id")}${columnEdgeConditions(p, f, "e")} ` +
+    `UNION SELECT e."targetId", e."targetField" FROM reached m JOIN "ColumnEdge" e ON e."targetId" = m.node WHERE e."targetField" IS NOT NULL${stop("e.id")}${columnEdgeConditions(p, f, "e")}) c GROUP BY c.artifact`;
   sql += `${rows.select({ row: `'meta'`, n: "(SELECT COUNT(*) FROM steps)" })}`;
   return { sql, params: p.params };
 }
@@ -104,9 +108,10 @@ export function columnImpactWalkStatement(provider: DatabaseProvider, o: { root:
   let sql = `WITH RECURSIVE roots(artifact, field) AS (SELECT artifact, field FROM ${p.pairList([o.root])})`;
   sql += `, walk(artifact, field${depth ? ", depth" : ""}) AS (SELECT artifact, field${depth ? ", 0" : ""} FROM roots UNION SELECT ${farNode}, ${farField}${depth ? ", w.depth + 1" : ""} FROM walk w `;
   const bound = depth ? ` AND w.depth < ${o.maxDepth}` : "";
+  // SQLite: the stop function on about one edge in 256 (statement-stop.ts).
   sql += lateral
     ? `CROSS JOIN LATERAL (SELECT e."sourceId", e."sourceField", e."targetId", e."targetField" FROM "ColumnEdge" e WHERE ${at("w")}${columnEdgeConditions(p, f, "e")} OFFSET 0) e WHERE w.field IS NOT NULL${bound}`
-    : `JOIN "ColumnEdge" e ON ${at("w")} WHERE w.field IS NOT NULL${bound}${columnEdgeConditions(p, f, "e")}${depth ? " ORDER BY 3" : ""} LIMIT ${o.budget}`;
+    : `JOIN "ColumnEdge" e ON ${at("w")} WHERE w.field IS NOT NULL AND ${stopCheckSql("e.id")}${bound}${columnEdgeConditions(p, f, "e")}${depth ? " ORDER BY 3" : ""} LIMIT ${o.budget}`;
   sql += `)`;
   sql += `, steps AS (SELECT * FROM walk${lateral ? ` LIMIT ${o.budget}` : ""})`;
   sql += `, reached(artifact, field) AS (SELECT DISTINCT artifact, field FROM steps)`;

@@ -2,6 +2,7 @@ import type { DatabaseProvider } from "../../db/database-url";
 import { jsonListSelect } from "../../db/json-list";
 import type { LineageDirection } from "./lineage-records";
 import { placeholders, type Statement } from "../../db/sql-statement";
+import { stopCheckSql } from "../../db/statement-stop";
 
 /**
  * The one recursive statement behind a closure (seed "Querying provenance": transitive walks run
@@ -122,14 +123,16 @@ export function closureStatement(provider: DatabaseProvider, o: ClosureStatement
   // Each hop looks up the edges at a node through the index that starts with the near end.
   // PostgreSQL gets it as a LATERAL subquery behind an OFFSET 0 fence, so it probes the index per
   // node whatever its statistics say (on a freshly written table it would otherwise re-scan the
-  // whole edge table at every hop); SQLite's nested loop does so by itself.
+  // whole edge table at every hop); SQLite's nested loop does so by itself, and calls the stop
+  // function on about one edge in 256, so that in a heavy-read thread a walk of millions ends itself
+  // when its client goes away or its budget runs out (statement-stop.ts).
   const lateral = provider === "postgres";
   let sql =
     `WITH RECURSIVE walk(node, "nodeType"${depth ? ", depth" : ""}) AS (` +
     `SELECT CAST(${bind(o.rootId)} AS TEXT), CAST(NULL AS TEXT)${depth ? ", 0" : ""} ` +
     `UNION ` +
     `SELECT e.${far}, e.${farType}${depth ? ", w.depth + 1" : ""} FROM walk w ` +
-    (lateral ? `CROSS JOIN LATERAL (SELECT e.${far}, e.${farType} FROM "ProvenanceEdge" e WHERE e.${near} = w.node` : `JOIN "ProvenanceEdge" e ON e.${near} = w.node WHERE 1 = 1`);
+    (lateral ? `CROSS JOIN LATERAL (SELECT e.${far}, e.${farType} FROM "ProvenanceEdge" e WHERE e.${near} = w.node` : `JOIN "ProvenanceEdge" e ON e.${near} = w.node WHERE ${stopCheckSql("e.id")}`);
   // The root is row one already: a cycle back to it would only add a duplicate under another type.
   sql += ` AND e.${far} <> ${bind(o.rootId)}`;
   sql += edgeFilter("e");
@@ -170,7 +173,8 @@ export function closureStatement(provider: DatabaseProvider, o: ClosureStatement
       : {}),
   });
   // Each member, then its edges through the index that starts with the near end — never a scan
-  // of the edge table (SQLite: CROSS JOIN fixes the join order; PostgreSQL: the LATERAL fence).
+  // of the edge table (SQLite: CROSS JOIN fixes the join order, and the stop function is called on
+  // about one edge in 256, as in the walk; PostgreSQL: the LATERAL fence).
   // A reach walk expanded every member, so the far end of such an edge is a member too (the
   // caller drops edges to nodes a cut left out); a depth walk's kept nodes are checked here.
   if (lateral) {
@@ -178,7 +182,7 @@ export function closureStatement(provider: DatabaseProvider, o: ClosureStatement
     sql += edgeFilter("e");
     sql += ` OFFSET 0) e${depth ? ` WHERE e.${far} IN (SELECT node FROM members)` : ""}`;
   } else {
-    sql += ` FROM members t CROSS JOIN "ProvenanceEdge" e${depth ? " CROSS JOIN members s" : ""} WHERE e.${near} = t.node${depth ? ` AND s.node = e.${far}` : ""}`;
+    sql += ` FROM members t CROSS JOIN "ProvenanceEdge" e${depth ? " CROSS JOIN members s" : ""} WHERE e.${near} = t.node AND ${stopCheckSql("e.id")}${depth ? ` AND s.node = e.${far}` : ""}`;
     sql += edgeFilter("e");
   }
   sql += select({
