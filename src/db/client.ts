@@ -132,9 +132,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // synchronous: NORMAL is the driver's default in WAL mode (no fsync at COMMIT); FULL fsyncs every commit.
     const synchronous = options.sqliteSynchronous ?? "NORMAL";
     const onWriterConnect = (adapter: SqlDriverAdapter) => {
-      reuseAdapterStatements(adapter);
-      // The walks' statements call the stop function wherever they run (statement-stop.ts); on the event loop it checks nothing.
-      registerStopFunction((adapter as unknown as { client?: unknown }).client);
+      setUpSqliteConnection(adapter);
       return adapter.executeScript(`PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864; PRAGMA synchronous = ${synchronous}`);
     };
     prisma = new SqlitePrismaClient({
@@ -232,14 +230,22 @@ export function openReadDatabase(url: string, options: ReadDatabaseOptions = {})
 // so statement counts would grow with result size; the SQLite in better-sqlite3 12 allows 32,766.
 const SQLITE_CONNECTION_INFO: ConnectionInfo = { maxBindValues: 32_766, supportsRelationJoins: false };
 
+/**
+ * What every SQLite connection gets as it opens, the writer's and the readers': each SQL text
+ * prepared once (reused-statements.ts: the adapter would prepare every statement it runs), and the
+ * stop function a long statement calls (statement-stop.ts: the walks' and a search lane's rest, which
+ * run wherever they are issued; on the event loop it checks nothing).
+ */
+function setUpSqliteConnection(adapter: SqlDriverAdapter): void {
+  reuseAdapterStatements(adapter);
+  registerStopFunction((adapter as unknown as { client?: unknown }).client);
+}
+
 /** A read-only SQLite connection (WAL: it reads the last commit while the writer writes). */
 function sqliteReadClient(file: string, countStatement: () => void, slot: AdapterSlot): Db {
   // Closures sort in temporary b-trees: in memory rather than in temporary files.
-  // Each connection prepares a SQL text once (reused-statements.ts): the adapter would prepare every statement it runs.
   const onConnect = (adapter: SqlDriverAdapter) => {
-    reuseAdapterStatements(adapter);
-    // A long statement of a heavy read can end itself (statement-stop.ts).
-    registerStopFunction((adapter as unknown as { client?: unknown }).client);
+    setUpSqliteConnection(adapter);
     return adapter.executeScript("PRAGMA temp_store = MEMORY");
   };
   return new SqlitePrismaClient({

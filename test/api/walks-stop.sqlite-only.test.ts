@@ -83,8 +83,8 @@ describe("SQLite: the walks of the heavy reads end themselves", () => {
       readRowStream: (sql, params) =>
         watched(sql, async () => {
           const stream = await app.readRowStream(sql, params);
-          const at = walks.length - 1;
           if (!sql.includes(STOP_FUNCTION)) return stream;
+          const at = walks.length - 1;
           return {
             ...stream,
             rows: (function* () {
