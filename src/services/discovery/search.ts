@@ -514,7 +514,11 @@ function slicedRows(read: RawRows, limit: number): { rows: EntryRow[]; marker: {
   return { rows, marker: marked && rows.length < limit ? { last: Number(last[1]), candidates: Number(last[2]) } : null };
 }
 
-/** SQLite: the rest of a lane (LaneRest), every candidate after the last read, in one statement: in a heavy-read thread, or on the event loop without one. */
+/**
+ * SQLite: the rest of a lane (LaneRest), every candidate after the last read, in one statement (after
+ * the counts that may choose its lookup again: restLookup): in a heavy-read thread, or on the event
+ * loop without one.
+ */
 export async function laneRestRows(reader: Pick<SearchReader, "provider" | "readRows">, rest: LaneRest): Promise<EntryRow[]> {
   const phrases = queryPhrases(rest.query);
   const lookup = await restLookup(reader, rest, phrases);
